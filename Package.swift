@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+// simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
+//
+// Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
+//   L1  SimplexCrypto  SimplexZstd
+//   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// Debian package names, so a missing library tells the user what to install.
+func apt(_ names: String...) -> [SystemPackageProvider] { [.apt(names)] }
+
+let package = Package(
+    name: "simplex-host",
+    products: [
+        .executable(name: "simplex-bench", targets: ["simplex-bench"]),
+    ],
+    targets: [
+        // MARK: C libraries from Debian, each wrapped by exactly one Swift module.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: apt("libssl-dev")),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: apt("libsodium-dev")),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: apt("libnghttp2-dev")),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: apt("libsqlite3-dev")),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: apt("libqrencode-dev")),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: apt("libzstd-dev")),
+
+        // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
+        // because key generation is a few million arithmetic operations.
+
+
+        // MARK: L0
+        .target(name: "SimplexEncoding", swiftSettings: strictSwift),
+
+        // MARK: L1
+        .target(
+            name: "SimplexCrypto",
+            dependencies: ["SimplexEncoding", "COpenSSL", "CSodium"],
+            swiftSettings: strictSwift),
+        .target(name: "SimplexZstd", dependencies: ["CZstd"], swiftSettings: strictSwift),
+
+        // MARK: Tools
+        .executableTarget(
+            name: "simplex-bench",
+            dependencies: ["SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
+
+        // MARK: Tests
+        .testTarget(name: "SimplexEncodingTests", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "SimplexCryptoTests",
+            dependencies: ["SimplexCrypto", "SimplexEncoding"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift),
+        .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,77 @@
+/// Base64 as SimpleX writes it: RFC 4648 with `=` padding, in the URL-safe alphabet (`b64u`, xrcp.md §1.1)
+/// or, for the legacy invitation signature only, the standard one.
+public enum Base64 {
+    public enum Alphabet: Sendable {
+        case url
+        case standard
+
+        fileprivate var table: [UInt8] {
+            switch self {
+            case .url: return Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+            case .standard: return Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+            }
+        }
+    }
+
+    public enum Error: Swift.Error, Equatable, Sendable {
+        case empty
+        /// A character outside the alphabet at this offset.
+        case invalidCharacter(offset: Int)
+        /// The length (after padding) cannot be base64.
+        case invalidLength(Int)
+        /// Bits below the last full byte are not zero, or the padding is wrong: not a canonical encoding.
+        case nonCanonical
+    }
+
+    public static func encode<C: Collection<UInt8>>(_ bytes: C, alphabet: Alphabet = .url) -> String {
+        let table = alphabet.table
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var it = bytes.makeIterator()
+        while let b0 = it.next() {
+            let b1 = it.next()
+            let b2 = b1 == nil ? nil : it.next()
+            let n = UInt32(b0) << 16 | UInt32(b1 ?? 0) << 8 | UInt32(b2 ?? 0)
+            out.append(table[Int(n >> 18 & 63)])
+            out.append(table[Int(n >> 12 & 63)])
+            out.append(b1 == nil ? UInt8(ascii: "=") : table[Int(n >> 6 & 63)])
+            out.append(b2 == nil ? UInt8(ascii: "=") : table[Int(n & 63)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes canonical base64, with or without `=` padding; non-empty input only (xrcp.md §1.3).
+    public static func decode(_ text: some StringProtocol, alphabet: Alphabet = .url) throws(Error) -> [UInt8] {
+        var chars = Array(text.utf8)
+        guard !chars.isEmpty else { throw .empty }
+        var padding = 0
+        while chars.last == UInt8(ascii: "=") {
+            chars.removeLast()
+            padding += 1
+        }
+        guard !chars.isEmpty else { throw .empty }
+        if padding > 0 {
+            guard padding <= 2, (chars.count + padding) % 4 == 0 else { throw .nonCanonical }
+        }
+        var lookup = [UInt8](repeating: 0xff, count: 256)
+        for (i, c) in alphabet.table.enumerated() { lookup[Int(c)] = UInt8(i) }
+        var out = [UInt8]()
+        out.reserveCapacity(chars.count * 3 / 4)
+        var acc: UInt32 = 0
+        var bits = 0
+        for (i, c) in chars.enumerated() {
+            let v = lookup[Int(c)]
+            guard v != 0xff else { throw .invalidCharacter(offset: i) }
+            acc = acc << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                acc &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard chars.count % 4 != 1 else { throw .invalidLength(chars.count) }
+        guard acc == 0 else { throw .nonCanonical }
+        return out
+    }
+}
