@@ -17,7 +17,7 @@ func apt(_ names: String...) -> [SystemPackageProvider] { [.apt(names)] }
 let package = Package(
     name: "simplex-host",
     products: [
-        .executable(name: "simplex-bench", targets: ["simplex-bench"]),
+        .executable(name: "simplex-bench", targets: ["simplex-bench"])
     ],
     targets: [
         // MARK: C libraries from Debian, each wrapped by exactly one Swift module.
@@ -30,7 +30,7 @@ let package = Package(
 
         // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
         // because key generation is a few million arithmetic operations.
-
+        .target(name: "CSNTRUP761", cSettings: [.unsafeFlags(["-O2"])]),
 
         // MARK: L0
         .target(name: "SimplexEncoding", swiftSettings: strictSwift),
@@ -38,7 +38,7 @@ let package = Package(
         // MARK: L1
         .target(
             name: "SimplexCrypto",
-            dependencies: ["SimplexEncoding", "COpenSSL", "CSodium"],
+            dependencies: ["SimplexEncoding", "COpenSSL", "CSodium", "CSNTRUP761"],
             swiftSettings: strictSwift),
         .target(name: "SimplexZstd", dependencies: ["CZstd"], swiftSettings: strictSwift),
 

@@ -21,7 +21,8 @@ public struct ChainKey: Sendable {
     public mutating func next() -> MessageKey {
         let out = HKDF.sha512(ikm: rawRepresentation, info: Array("SimpleXSbChain".utf8), length: 88)
         rawRepresentation = Array(out[0..<32])
-        return MessageKey(key: SecretBox.Key(validated: Array(out[32..<64])), nonce: SecretBox.Nonce(validated: Array(out[64..<88])))
+        return MessageKey(
+            key: SecretBox.Key(validated: Array(out[32..<64])), nonce: SecretBox.Nonce(validated: Array(out[64..<88])))
     }
 }
 

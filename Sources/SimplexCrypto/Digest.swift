@@ -9,9 +9,10 @@ public enum Digest {
 
     private static func hash<C: Collection<UInt8>>(_ data: C, _ md: OpaquePointer?, _ size: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: size)
-        let ok = data.withContiguousStorageIfAvailable { buf in
-            EVP_Digest(buf.baseAddress, buf.count, &out, nil, md, nil)
-        } ?? Array(data).withUnsafeBufferPointer { buf in EVP_Digest(buf.baseAddress, buf.count, &out, nil, md, nil) }
+        let ok =
+            data.withContiguousStorageIfAvailable { buf in
+                EVP_Digest(buf.baseAddress, buf.count, &out, nil, md, nil)
+            } ?? Array(data).withUnsafeBufferPointer { buf in EVP_Digest(buf.baseAddress, buf.count, &out, nil, md, nil) }
         // Only an allocation failure inside OpenSSL can make a digest fail.
         precondition(ok == 1, "EVP_Digest failed")
         return out

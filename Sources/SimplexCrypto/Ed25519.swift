@@ -15,7 +15,8 @@ public enum Ed25519 {
 
         /// The X.509 SubjectPublicKeyInfo DER form SimpleX puts on the wire (44 bytes).
         public init(spki der: [UInt8]) throws(CryptoError) {
-            try self.init(rawRepresentation: KeyDER.strip(der, prefix: KeyDER.spkiPrefix(KeyDER.ed25519OID), what: "Ed25519 SPKI"))
+            try self.init(
+                rawRepresentation: KeyDER.strip(der, prefix: KeyDER.spkiPrefix(KeyDER.ed25519OID), what: "Ed25519 SPKI"))
         }
 
         public var spki: [UInt8] { KeyDER.spkiPrefix(KeyDER.ed25519OID) + rawRepresentation }
@@ -23,7 +24,10 @@ public enum Ed25519 {
         public func isValidSignature(_ signature: Signature, for message: [UInt8]) -> Bool {
             guard let ctx = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(ctx) }
-            guard EVP_DigestVerifyInit(ctx, nil, nil, nil, key.pointer) == 1 else { ERR_clear_error(); return false }
+            guard EVP_DigestVerifyInit(ctx, nil, nil, nil, key.pointer) == 1 else {
+                ERR_clear_error()
+                return false
+            }
             let rc = EVP_DigestVerify(ctx, signature.rawRepresentation, 64, message, message.count)
             ERR_clear_error()
             return rc == 1

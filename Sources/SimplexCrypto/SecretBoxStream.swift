@@ -40,7 +40,8 @@ public struct SecretBoxStream: ~Copyable {
         if whole > 0 {
             input.withUnsafeBufferPointer { inp in
                 out.withUnsafeMutableBufferPointer { o in
-                    _ = crypto_stream_xsalsa20_xor_ic(o.baseAddress! + i, inp.baseAddress! + i, UInt64(whole), nonce, nextBlock, subkey)
+                    _ = crypto_stream_xsalsa20_xor_ic(
+                        o.baseAddress! + i, inp.baseAddress! + i, UInt64(whole), nonce, nextBlock, subkey)
                 }
             }
             nextBlock += UInt64(whole / 64)

@@ -35,7 +35,8 @@ public enum X25519 {
 
         /// The PKCS#8 form SimpleX stores (48 bytes).
         public init(pkcs8 der: [UInt8]) throws(CryptoError) {
-            try self.init(rawRepresentation: KeyDER.strip(der, prefix: KeyDER.pkcs8Prefix(KeyDER.x25519OID), what: "X25519 PKCS#8"))
+            try self.init(
+                rawRepresentation: KeyDER.strip(der, prefix: KeyDER.pkcs8Prefix(KeyDER.x25519OID), what: "X25519 PKCS#8"))
         }
 
         public var rawRepresentation: [UInt8] { key.rawPrivateKey }

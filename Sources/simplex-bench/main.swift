@@ -1,1 +1,118 @@
-print("bench")
+// simplex-bench: throughput of the crypto primitives beside the same operations through pqcrypto and PyNaCl,
+// measured in the same run, and the release-mode sntrup761 round-trip check.
+//
+//   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
+//   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
+import Foundation
+import SimplexCrypto
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Operations per second of `body`, run for at least `seconds` and 5 times.
+func rate(_ seconds: Double, _ body: () -> Void) -> Double {
+    var n = 0
+    let start = now()
+    while true {
+        body()
+        n += 1
+        let elapsed = now() - start
+        if elapsed >= seconds && n >= 5 { return Double(n) / elapsed }
+    }
+}
+
+/// The baseline from scripts/bench/baseline.py in the repository's venv (or SIMPLEX_BENCH_PYTHON).
+func baseline(seconds: Double) -> [String: Double]? {
+    let python = ProcessInfo.processInfo.environment["SIMPLEX_BENCH_PYTHON"] ?? ".venv/bin/python"
+    guard FileManager.default.isExecutableFile(atPath: python) else {
+        FileHandle.standardError.write(Data("no baseline: \(python) not found (scripts/install-deps creates it)\n".utf8))
+        return nil
+    }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: python)
+    p.arguments = ["scripts/bench/baseline.py", String(seconds)]
+    let out = Pipe()
+    p.standardOutput = out
+    do { try p.run() } catch { return nil }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { return nil }
+    return (try? JSONSerialization.jsonObject(with: data)) as? [String: Double]
+}
+
+func cryptoBenchmark(seconds: Double) throws {
+    let kem = SNTRUP761.KeyPair()
+    let (ct, _) = kem.publicKey.encapsulate()
+    let signer = Ed25519.PrivateKey()
+    let message = SecureRandom.bytes(64)
+    let signature = signer.signature(for: message)
+    let dh = X25519.PrivateKey()
+    let peer = X25519.PrivateKey().publicKey
+    let key = try SecretBox.Key(rawRepresentation: SecureRandom.bytes(32))
+    let nonce = SecretBox.Nonce.random()
+    let block = SecureRandom.bytes(16384)
+    var sink = 0
+
+    let ours: [(String, Double)] = [
+        ("sntrup761 keypair", rate(seconds) { sink &+= Int(SNTRUP761.KeyPair().publicKey.rawRepresentation[0]) }),
+        ("sntrup761 encapsulate", rate(seconds) { sink &+= Int(kem.publicKey.encapsulate().ciphertext.rawRepresentation[0]) }),
+        ("sntrup761 decapsulate", rate(seconds) { sink &+= Int(kem.secretKey.decapsulate(ct).rawRepresentation[0]) }),
+        ("Ed25519 sign", rate(seconds) { sink &+= Int(signer.signature(for: message).rawRepresentation[0]) }),
+        ("Ed25519 verify", rate(seconds) { sink &+= signer.publicKey.isValidSignature(signature, for: message) ? 1 : 0 }),
+        ("X25519", rate(seconds) { sink &+= Int((try? dh.sharedSecret(with: peer))?.rawRepresentation[0] ?? 0) }),
+        (
+            "secretbox 16 KiB (MB/s)",
+            rate(seconds) { sink &+= Int(SecretBox.seal(block, key: key, nonce: nonce)[0]) } * 16384 / 1e6
+        ),
+    ]
+    let theirs = baseline(seconds: seconds)
+    func column(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let pad = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + pad : pad + text
+    }
+    print(
+        column("operation", 26, left: true) + column("ours/s", 12) + column("baseline/s", 13) + column("ratio", 9)
+            + "   (baseline: pqcrypto sntrup_761, PyNaCl; same run)")
+    for (name, value) in ours {
+        let base = theirs?[name]
+        print(
+            column(name, 26, left: true) + column(String(format: "%.1f", value), 12)
+                + column(base.map { String(format: "%.1f", $0) } ?? "n/a", 13)
+                + column(base.map { String(format: "%.2fx", value / $0) } ?? "n/a", 9))
+    }
+    if sink == 42 { print("") }  // keeps the work observable to the optimiser
+}
+
+/// Round trips with fresh random keys; exits non-zero on the first mismatch.
+func kemRoundTrip(_ count: Int) -> Int32 {
+    let start = now()
+    for i in 0..<count {
+        let pair = SNTRUP761.KeyPair()
+        let (ct, shared) = pair.publicKey.encapsulate()
+        guard pair.secretKey.decapsulate(ct) == shared else {
+            print("sntrup761 round trip FAILED at keypair \(i)")
+            return 1
+        }
+    }
+    print(String(format: "sntrup761 round trip: %d keypairs ok in %.1f s", count, now() - start))
+    return 0
+}
+
+var args = Array(CommandLine.arguments.dropFirst())
+var seconds = 0.5
+if let i = args.firstIndex(of: "--seconds"), i + 1 < args.count, let s = Double(args[i + 1]) {
+    seconds = s
+    args.removeSubrange(i...i + 1)
+}
+switch args.first ?? "crypto" {
+case "crypto":
+    try cryptoBenchmark(seconds: seconds)
+case "kem-roundtrip":
+    exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
+default:
+    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | kem-roundtrip [N]\n".utf8))
+    exit(2)
+}

@@ -14,7 +14,10 @@ final class InteropTests: XCTestCase {
             messages.append(message)
             let signer = Ed25519.PrivateKey()
             let sig = signer.signature(for: message)
-            verify.append(["spki": Hex.encode(signer.publicKey.spki), "message": Hex.encode(message), "signature": Hex.encode(sig.rawRepresentation)])
+            verify.append([
+                "spki": Hex.encode(signer.publicKey.spki), "message": Hex.encode(message),
+                "signature": Hex.encode(sig.rawRepresentation),
+            ])
 
             let key = try SecretBox.Key(rawRepresentation: SecureRandom.bytes(32))
             let nonce = SecretBox.Nonce.random()
@@ -24,11 +27,13 @@ final class InteropTests: XCTestCase {
             ])
 
             // A DH box: sealed under X25519(ours, theirs), opened there with crypto_box_open(their secret, our public).
-            let ours = X25519.PrivateKey(), theirs = X25519.PrivateKey()
+            let ours = X25519.PrivateKey()
+            let theirs = X25519.PrivateKey()
             let shared = try ours.sharedSecret(with: theirs.publicKey)
             boxes.append([
                 "publicKey": Hex.encode(ours.publicKey.rawRepresentation), "privateKey": Hex.encode(theirs.rawRepresentation),
-                "nonce": Hex.encode(nonce.rawRepresentation), "box": Hex.encode(SecretBox.seal(message, key: shared.boxKey, nonce: nonce)),
+                "nonce": Hex.encode(nonce.rawRepresentation),
+                "box": Hex.encode(SecretBox.seal(message, key: shared.boxKey, nonce: nonce)),
             ])
         }
         // One forged signature must be refused there too.
@@ -46,7 +51,10 @@ final class InteropTests: XCTestCase {
         let hostCA = try CertificateAuthority.generate(now: now, hoursBefore: 1)
         let credential = try controllerCA.issueLeaf(now: now)
         let request: [[String: String]] = [
-            ["ca": Hex.encode(controllerCA.certificate.derRepresentation), "leaf": Hex.encode(credential.leaf.derRepresentation)],
+            [
+                "ca": Hex.encode(controllerCA.certificate.derRepresentation),
+                "leaf": Hex.encode(credential.leaf.derRepresentation),
+            ],
             ["ca": Hex.encode(hostCA.certificate.derRepresentation), "leaf": Hex.encode(credential.leaf.derRepresentation)],
         ]
         let answer = try XCTUnwrap(try Interop.run(["certificates": request])["certificates"] as? [[[String: Any]]])

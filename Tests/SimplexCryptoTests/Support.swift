@@ -55,7 +55,8 @@ enum Interop {
     }
 
     static func run(_ request: [String: Any]) throws -> [String: Any] {
-        let python = ProcessInfo.processInfo.environment["SIMPLEX_TEST_PYTHON"]
+        let python =
+            ProcessInfo.processInfo.environment["SIMPLEX_TEST_PYTHON"]
             ?? repositoryRoot.appendingPathComponent(".venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
             // A missing interpreter fails the test: these checks must run, not be skipped.
@@ -64,7 +65,9 @@ enum Interop {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [repositoryRoot.appendingPathComponent("scripts/fixtures/interop.py").path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

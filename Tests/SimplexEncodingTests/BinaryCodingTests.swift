@@ -25,8 +25,10 @@ final class BinaryCodingTests: XCTestCase {
             versions.encode(to: &w)
         }
 
-        init(flag: Bool, word: UInt16, counter: UInt32, time: Int64, short: ShortBytes, large: LargeBytes,
-             maybe: UInt16?, list: [ShortBytes], versions: VersionRange) {
+        init(
+            flag: Bool, word: UInt16, counter: UInt32, time: Int64, short: ShortBytes, large: LargeBytes,
+            maybe: UInt16?, list: [ShortBytes], versions: VersionRange
+        ) {
             (self.flag, self.word, self.counter, self.time) = (flag, word, counter, time)
             (self.short, self.large, self.maybe, self.list, self.versions) = (short, large, maybe, list, versions)
         }
@@ -82,9 +84,12 @@ final class BinaryCodingTests: XCTestCase {
 
     func testInvalidTags() {
         XCTAssertEqual(thrown { try Bool(decoding: [0x58]) } as? BinaryDecodingError, .invalidTag(0x58, expected: "T or F"))
-        XCTAssertEqual(thrown { try UInt16?(decoding: [0x32, 0, 0]) } as? BinaryDecodingError, .invalidTag(0x32, expected: "0 or 1"))
+        XCTAssertEqual(
+            thrown { try UInt16?(decoding: [0x32, 0, 0]) } as? BinaryDecodingError, .invalidTag(0x32, expected: "0 or 1"))
         XCTAssertNil(try UInt16?(decoding: [0x30]))
-        XCTAssertEqual(thrown { try VersionRange(decoding: [0, 2, 0, 1]) } as? BinaryDecodingError, .malformed("version range 2-1 is inverted"))
+        XCTAssertEqual(
+            thrown { try VersionRange(decoding: [0, 2, 0, 1]) } as? BinaryDecodingError,
+            .malformed("version range 2-1 is inverted"))
     }
 
     func testLengthsThatDoNotFitAreRefused() {
@@ -111,7 +116,8 @@ final class BinaryCodingTests: XCTestCase {
         for bad in ["", "-", "1-", "-1", "a", "1-2-3", "2-1", "+1", "70000"] {
             XCTAssertThrowsError(try VersionRange(text: bad), bad)
         }
-        XCTAssertEqual(try VersionRange(min: 1, max: 3).intersection(try VersionRange(min: 2, max: 5)), try VersionRange(min: 2, max: 3))
+        XCTAssertEqual(
+            try VersionRange(min: 1, max: 3).intersection(try VersionRange(min: 2, max: 5)), try VersionRange(min: 2, max: 3))
         XCTAssertNil(VersionRange(1).intersection(VersionRange(2)))
     }
 }

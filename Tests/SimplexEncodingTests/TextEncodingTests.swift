@@ -13,7 +13,9 @@ final class PaddingTests: XCTestCase {
             let padded = try Padding.pad(msg, to: size)
             XCTAssertEqual(padded.count, size)
             XCTAssertEqual(try Padding.unpad(padded), msg)
-            XCTAssertEqual(thrown { try Padding.pad(msg + [1], to: size) } as? Padding.Error, .messageTooLong(length: size - 1, limit: size - 2))
+            XCTAssertEqual(
+                thrown { try Padding.pad(msg + [1], to: size) } as? Padding.Error,
+                .messageTooLong(length: size - 1, limit: size - 2))
         }
         // The two-byte prefix caps messages at 65533 bytes even in larger blocks.
         XCTAssertThrowsError(try Padding.pad([UInt8](repeating: 0, count: 65534), to: 70000))
@@ -32,7 +34,9 @@ final class PaddingTests: XCTestCase {
 
 final class Base64Tests: XCTestCase {
     func testRFC4648Vectors() throws {
-        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy",
+        ]
         for (plain, encoded) in vectors {
             XCTAssertEqual(Base64.encode(Array(plain.utf8)), encoded)
             if !plain.isEmpty { XCTAssertEqual(try Base64.decode(encoded), Array(plain.utf8)) }
@@ -109,7 +113,8 @@ final class CanonicalJSONTests: XCTestCase {
     }
 
     func testAesonEscaping() {
-        XCTAssertEqual(CanonicalJSON.quoted("a\"b\\c\nd\re\tf\u{01}\u{1f}/<\u{7f}é"), "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001\\u001f/<\u{7f}é\"")
+        XCTAssertEqual(
+            CanonicalJSON.quoted("a\"b\\c\nd\re\tf\u{01}\u{1f}/<\u{7f}é"), "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001\\u001f/<\u{7f}é\"")
         XCTAssertEqual(CanonicalJSON.array([.null, .integer(-5), .bool(false)]).rendered, "[null,-5,false]")
         // Keys sort by bytes: upper case before lower case.
         XCTAssertEqual(CanonicalJSON.object(["b": .null, "B": .null, "a": .null]).rendered, "{\"B\":null,\"a\":null,\"b\":null}")
