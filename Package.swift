@@ -2,6 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
+//   L2  XRCP
 //   L1  SimplexCrypto  SimplexZstd
 //   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
 import PackageDescription
@@ -42,6 +43,13 @@ let package = Package(
             swiftSettings: strictSwift),
         .target(name: "SimplexZstd", dependencies: ["CZstd"], swiftSettings: strictSwift),
 
+        // MARK: L2
+        // The remote-control protocol without I/O: invitations, HELLO blocks, key schedule, bodies.
+        .target(
+            name: "XRCP",
+            dependencies: ["SimplexCrypto", "SimplexEncoding", "SimplexZstd"],
+            swiftSettings: strictSwift),
+
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
@@ -56,6 +64,8 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding"], swiftSettings: strictSwift),
     ],
     swiftLanguageModes: [.v6]
 )

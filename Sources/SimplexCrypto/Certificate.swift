@@ -59,6 +59,9 @@ public struct Certificate: Sendable, Hashable {
     public static func == (a: Self, b: Self) -> Bool { a.derRepresentation == b.derRepresentation }
     public func hash(into h: inout Hasher) { h.combine(derRepresentation) }
 
+    /// The OpenSSL `X509*`, for the TLS module; valid while this certificate lives.
+    package var openSSLCertificate: OpaquePointer { handle.pointer }
+
     public var fingerprint: CertificateFingerprint { CertificateFingerprint(validated: Digest.sha256(derRepresentation)) }
 
     /// The certificate's subject key, which must be Ed25519.

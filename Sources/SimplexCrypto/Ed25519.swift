@@ -61,6 +61,9 @@ public enum Ed25519 {
         }
 
         public var seed: [UInt8] { key.rawPrivateKey }
+
+        /// The OpenSSL `EVP_PKEY*`, for the TLS module; valid while this key lives.
+        package var openSSLKey: OpaquePointer { key.pointer }
         public var pkcs8: [UInt8] { KeyDER.pkcs8Prefix(KeyDER.ed25519OID) + seed }
 
         public func signature(for message: [UInt8]) -> Signature {

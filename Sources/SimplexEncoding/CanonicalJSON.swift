@@ -4,6 +4,8 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
+    /// A number that is not an Int64 integer, kept as its JSON text.
+    case number(String)
     case string(String)
     case array([CanonicalJSON])
     case object([String: CanonicalJSON])
@@ -19,6 +21,7 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .integer(let n): out += String(n)
+        case .number(let text): out += text
         case .string(let s): out += Self.quoted(s)
         case .array(let items):
             out += "["
