@@ -57,15 +57,17 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // MARK: Tests
-        .testTarget(name: "SimplexEncodingTests", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
+        .testTarget(name: "SimplexEncodingTests", dependencies: ["SimplexEncoding", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexCryptoTests",
-            dependencies: ["SimplexCrypto", "SimplexEncoding"],
+            dependencies: ["SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
         .testTarget(
-            name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding"], swiftSettings: strictSwift),
+            name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            swiftSettings: strictSwift),
     ],
     swiftLanguageModes: [.v6]
 )

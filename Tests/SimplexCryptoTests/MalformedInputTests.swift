@@ -1,5 +1,6 @@
 import SimplexCrypto
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 /// Every key, signature and box decoder refuses bad bytes with a typed error and never traps.
@@ -70,15 +71,5 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertEqual(
             thrown { try SecretBox.openPadded(unpadded, key: key, nonce: nonce) } as? SecretBox.OpenPaddedError,
             .padding(.invalidLength(declared: 65535, available: 1)))
-    }
-}
-
-/// The error `body` throws, or nil.
-func thrown<T>(_ body: () throws -> T) -> (any Error)? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
     }
 }

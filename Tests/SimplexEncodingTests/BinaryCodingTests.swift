@@ -1,4 +1,5 @@
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 final class BinaryCodingTests: XCTestCase {
@@ -119,15 +120,5 @@ final class BinaryCodingTests: XCTestCase {
         XCTAssertEqual(
             try VersionRange(min: 1, max: 3).intersection(try VersionRange(min: 2, max: 5)), try VersionRange(min: 2, max: 3))
         XCTAssertNil(VersionRange(1).intersection(VersionRange(2)))
-    }
-}
-
-/// The error `body` throws, or nil.
-func thrown<T>(_ body: () throws -> T) -> (any Error)? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
     }
 }

@@ -1,4 +1,5 @@
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 final class PaddingTests: XCTestCase {

@@ -1,5 +1,6 @@
 import SimplexCrypto
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 @testable import XRCP

@@ -1,5 +1,6 @@
 import SimplexCrypto
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 @testable import XRCP
@@ -106,15 +107,5 @@ extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let r = firstRange(of: target) else { return self }
         return String(self[..<r.lowerBound]) + replacement + String(self[r.upperBound...])
-    }
-}
-
-/// The error `body` throws, or nil.
-func thrown<T>(_ body: () throws -> T) -> (any Error)? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
     }
 }
