@@ -3,7 +3,7 @@
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
 //   L2  XRCP
-//   L1  SimplexCrypto  SimplexZstd
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2
 //   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
 import PackageDescription
 
@@ -42,6 +42,8 @@ let package = Package(
             dependencies: ["SimplexEncoding", "COpenSSL", "CSodium", "CSNTRUP761"],
             swiftSettings: strictSwift),
         .target(name: "SimplexZstd", dependencies: ["CZstd"], swiftSettings: strictSwift),
+        // HTTP/2 over memory buffers (nghttp2).
+        .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
 
         // MARK: L2
         // The remote-control protocol without I/O: invitations, HELLO blocks, key schedule, bodies.
@@ -63,6 +65,9 @@ let package = Package(
             name: "SimplexCryptoTests",
             dependencies: ["SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
         .testTarget(

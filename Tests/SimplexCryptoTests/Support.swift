@@ -1,5 +1,6 @@
 import Foundation
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 /// The committed fixtures made by scripts/fixtures/generate.py with PyNaCl, cryptography and pqcrypto.
@@ -48,23 +49,11 @@ struct CryptoFixtures: Decodable {
 func hex(_ s: String) throws -> [UInt8] { try Hex.decode(s) }
 
 /// Runs scripts/fixtures/interop.py (independent implementations) on a JSON request.
-/// The Python comes from SIMPLEX_TEST_PYTHON or the repository's .venv, which scripts/test sets up.
 enum Interop {
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     static func run(_ request: [String: Any]) throws -> [String: Any] {
-        let python =
-            ProcessInfo.processInfo.environment["SIMPLEX_TEST_PYTHON"]
-            ?? repositoryRoot.appendingPathComponent(".venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            // A missing interpreter fails the test: these checks must run, not be skipped.
-            throw InteropFailure(message: "\(python) not found; run scripts/test, which creates the venv")
-        }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [repositoryRoot.appendingPathComponent("scripts/fixtures/interop.py").path]
+        process.executableURL = URL(fileURLWithPath: try Python.interpreter())
+        process.arguments = [Python.script("scripts/fixtures/interop.py")]
         let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
@@ -83,13 +72,8 @@ enum Interop {
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw InteropFailure(message: String(decoding: stderr, as: UTF8.self))
+            throw PeerFailure("interop.py failed: " + String(decoding: stderr, as: UTF8.self))
         }
         return try XCTUnwrap(JSONSerialization.jsonObject(with: answer) as? [String: Any])
-    }
-
-    struct InteropFailure: Error, CustomStringConvertible {
-        let message: String
-        var description: String { "interop.py failed: \(message)" }
     }
 }
