@@ -2,7 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
-//   L2  XRCP
+//   L2  XRCP  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2
 //   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
 import PackageDescription
@@ -51,6 +51,9 @@ let package = Package(
             name: "XRCP",
             dependencies: ["SimplexCrypto", "SimplexEncoding", "SimplexZstd"],
             swiftSettings: strictSwift),
+        // SQLite: the chat and agent databases, migrations, pairings.
+        .target(
+            name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite"], swiftSettings: strictSwift),
 
         // MARK: Tools
         .executableTarget(
@@ -66,6 +69,8 @@ let package = Package(
             dependencies: ["SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),
+        .testTarget(
+            name: "ChatStoreTests", dependencies: ["ChatStore", "SimplexCrypto", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),

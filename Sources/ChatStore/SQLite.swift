@@ -1,0 +1,180 @@
+internal import CSQLite
+
+/// A failure reported by SQLite, with its primary result code and message.
+public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+
+    /// The file is encrypted with another key, or is not a database (`SQLITE_NOTADB`).
+    public var isNotADatabase: Bool { code & 0xff == SQLITE_NOTADB }
+    /// A UNIQUE, FOREIGN KEY or other constraint refused a write.
+    public var isConstraint: Bool { code & 0xff == SQLITE_CONSTRAINT }
+
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// One SQLite connection. Not thread-safe: a single owner (the store's actor or queue) uses it.
+public final class SQLiteDatabase {
+    let handle: OpaquePointer
+    public let path: String
+
+    /// Opens (creating if needed) a database file; WAL journal, foreign keys on, a busy timeout.
+    public init(path: String) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5000)
+        // Reading the schema is what fails on a file that is not a database.
+        try execute("PRAGMA foreign_keys = ON")
+        _ = try query("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    func error(_ rc: Int32) -> SQLiteError { SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle))) }
+
+    /// Runs one or more statements without parameters.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc) }
+    }
+
+    /// Runs one statement with parameters; returns the number of rows it changed.
+    @discardableResult
+    public func run(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and returns all its rows.
+    public func query(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        var rows: [[SQLValue]] = []
+        while try statement.step() { rows.append(statement.row) }
+        return rows
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        var s: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &s, nil)
+        guard rc == SQLITE_OK, let s else { throw error(rc) }
+        return Statement(s, database: self)
+    }
+
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws,
+    /// so a command happens whole or not at all.
+    @discardableResult
+    public func transaction<T, E: Error>(_ body: () throws(E) -> T) throws(TransactionError<E>) -> T {
+        do { try execute("BEGIN IMMEDIATE") } catch { throw .sqlite(error) }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw .body(error)
+        }
+        do { try execute("COMMIT") } catch {
+            try? execute("ROLLBACK")
+            throw .sqlite(error)
+        }
+        return result
+    }
+}
+
+/// A transaction failed in SQLite itself, or its body threw.
+public enum TransactionError<E: Error>: Error {
+    case sqlite(SQLiteError)
+    case body(E)
+}
+
+/// A prepared statement, finalized when released.
+public final class Statement {
+    let handle: OpaquePointer
+    let database: SQLiteDatabase
+
+    init(_ handle: OpaquePointer, database: SQLiteDatabase) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ values: [SQLValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (i, v) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch v {
+            case .null: rc = sqlite3_bind_null(handle, index)
+            case .integer(let n): rc = sqlite3_bind_int64(handle, index, n)
+            case .text(let s): rc = simplex_sqlite_bind_text(handle, index, s, Int32(s.utf8.count))
+            case .blob(let b): rc = b.withUnsafeBytes { simplex_sqlite_bind_blob(handle, index, $0.baseAddress, Int32(b.count)) }
+            }
+            guard rc == SQLITE_OK else { throw database.error(rc) }
+        }
+    }
+
+    /// Advances; true while a row is available.
+    public func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.error(rc)
+        }
+    }
+
+    public var row: [SQLValue] {
+        (0..<sqlite3_column_count(handle)).map { i in
+            switch sqlite3_column_type(handle, i) {
+            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
+            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, i)))
+            case SQLITE_BLOB:
+                let n = Int(sqlite3_column_bytes(handle, i))
+                guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }
+                return .blob(Array(UnsafeRawBufferPointer(start: p, count: n)))
+            default: return .null
+            }
+        }
+    }
+}
+
+extension SQLValue {
+    public var integer: Int64? {
+        if case .integer(let n) = self { return n }
+        return nil
+    }
+    public var text: String? {
+        if case .text(let s) = self { return s }
+        return nil
+    }
+    public var blob: [UInt8]? {
+        switch self {
+        case .blob(let b): return b
+        case .text(let s): return Array(s.utf8)
+        default: return nil
+        }
+    }
+}
