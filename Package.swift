@@ -3,7 +3,7 @@
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
 //   L2  XRCP  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR
 //   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
 import PackageDescription
 
@@ -42,6 +42,8 @@ let package = Package(
             dependencies: ["SimplexEncoding", "COpenSSL", "CSodium", "CSNTRUP761"],
             swiftSettings: strictSwift),
         .target(name: "SimplexZstd", dependencies: ["CZstd"], swiftSettings: strictSwift),
+        // QR codes for invitations, drawn in the terminal (libqrencode).
+        .target(name: "TerminalQR", dependencies: ["CQREncode"], swiftSettings: strictSwift),
         // HTTP/2 over memory buffers (nghttp2).
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
 
@@ -71,6 +73,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "ChatStoreTests", dependencies: ["ChatStore", "SimplexCrypto", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "TerminalQRTests", dependencies: ["TerminalQR", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
