@@ -2,9 +2,9 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
-//   L2  XRCP  ChatStore
+//   L2  XRCP  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR
-//   L0  SimplexEncoding, C targets (system libraries and CSNTRUP761)
+//   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -35,6 +35,8 @@ let package = Package(
 
         // MARK: L0
         .target(name: "SimplexEncoding", swiftSettings: strictSwift),
+        // The only sockets: TCP, multicast, interfaces.
+        .target(name: "SimplexNet", swiftSettings: strictSwift),
 
         // MARK: L1
         .target(
@@ -56,6 +58,11 @@ let package = Package(
         // SQLite: the chat and agent databases, migrations, pairings.
         .target(
             name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite"], swiftSettings: strictSwift),
+        // TLS over memory buffers; OpenSSL's libssl half (libcrypto's is SimplexCrypto's).
+        .target(
+            name: "SimplexTLS",
+            dependencies: ["SimplexCrypto", "SimplexEncoding", "COpenSSL"],
+            swiftSettings: strictSwift),
 
         // MARK: Tools
         .executableTarget(
@@ -73,6 +80,7 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "ChatStoreTests", dependencies: ["ChatStore", "SimplexCrypto", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "TerminalQRTests", dependencies: ["TerminalQR", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
@@ -80,6 +88,10 @@ let package = Package(
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "SimplexTLSTests",
+            dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
     ],
     swiftLanguageModes: [.v6]

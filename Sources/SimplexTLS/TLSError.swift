@@ -1,0 +1,83 @@
+public import SimplexCrypto
+
+/// Why a TLS connection failed (xrcp.md §4). Every failure of the peer or of the bytes it sent is one of these
+/// values; none traps.
+///
+/// The XRCP layer maps these to `RCErrorType` tags (xrcp.md §16.5) at its boundary:
+///
+/// | case | tag |
+/// |---|---|
+/// | `identity` | `identity` (pinned CA mismatch, §4.2 step 3 / §4.3 step 2) |
+/// | `alertReceived` with `TLSAlert.unknownCA` | `identity` (the peer refused our CA, §16.5 note; UNCONFIRMED §21.12) |
+/// | `alertReceived` (any other alert) | `exception` |
+/// | `certificateChain` | `exception` (the host's reference maps chain failures other than `UnknownCA` there) |
+/// | `handshake`, `connection` | `exception` |
+/// | `configuration` | `tLSStartFailed` on the controller (its TLS server cannot start), `internal` on the host |
+/// | `invalidState` | `internal` (a bug in the caller) |
+public enum TLSError: Error, Equatable, Sendable {
+    /// OpenSSL refused our own parameters or credential while the connection was being set up.
+    case configuration(String)
+    /// The CA the peer presented is not the pinned one (xrcp.md §4.2 step 3, §4.3 step 2): the peer gets a fatal
+    /// `unknown_ca` alert, as from the reference.
+    case identity(expected: CertificateFingerprint, presented: CertificateFingerprint)
+    /// The peer's certificates are not a valid SimpleX chain `[leaf, CA]` (xrcp.md §3, §4.3 step 3, §20.19).
+    case certificateChain(ChainFailure)
+    /// The peer sent a fatal alert (RFC 8446 §6); `unknown_ca` is how a reference peer refuses our CA.
+    case alertReceived(TLSAlert)
+    /// The handshake failed in OpenSSL: malformed or unexpected messages, no common parameters, a bad
+    /// CertificateVerify or Finished. Carries OpenSSL's error-queue text.
+    case handshake(String)
+    /// A record-layer failure after the handshake (bad record MAC, malformed record), with OpenSSL's text.
+    case connection(String)
+    /// The caller used the connection in a state that does not allow it (e.g. `send` before the handshake or
+    /// after `close`).
+    case invalidState(String)
+}
+
+/// One check of the peer's chain that failed (xrcp.md §4.2, §4.3 step 3). Each sends the peer the fatal alert
+/// OpenSSL associates with the corresponding X.509 error.
+public enum ChainFailure: Equatable, Sendable {
+    /// Not exactly two certificates `[leaf, CA]` (xrcp.md §20.19); alert `unknown_ca`. Zero on a server: the
+    /// client sent no certificate (xrcp.md §4.2 requires one); OpenSSL sends alert `certificate_required`.
+    case certificateCount(Int)
+    /// A certificate OpenSSL received but that we could not re-read as DER; alert `bad_certificate`.
+    case unreadableCertificate
+    /// The leaf is not an X.509 v3 certificate (its version field holds this value, 2 meaning v3);
+    /// alert `bad_certificate`.
+    case leafNotVersion3(version: Int)
+    /// The leaf's issuer DN is not the CA's subject DN (compared by `X509_NAME_cmp`); alert `bad_certificate`.
+    case issuerMismatch
+    /// The CA's key did not sign the leaf; alert `decrypt_error`.
+    case leafSignature
+    /// The leaf's `notBefore` is after the given time (clock skew, xrcp.md §4.3, §20.20); alert `bad_certificate`.
+    case leafNotYetValid
+    /// The leaf's `notAfter` is before the given time; alert `certificate_expired`.
+    case leafExpired
+    /// The leaf's validity dates could not be read; alert `bad_certificate`.
+    case leafValidityUnreadable
+    /// The handshake finished without our chain check having accepted a chain, or the chain OpenSSL reports
+    /// afterwards is not the one we checked. Not expected from OpenSSL; a guard.
+    case notVerified
+}
+
+/// A TLS alert description (RFC 8446 §6), as received from the peer.
+public struct TLSAlert: Hashable, Sendable, CustomStringConvertible {
+    /// The AlertDescription byte.
+    public let code: UInt8
+
+    public init(code: UInt8) { self.code = code }
+
+    public static let closeNotify = TLSAlert(code: 0)
+    public static let handshakeFailure = TLSAlert(code: 40)
+    public static let badCertificate = TLSAlert(code: 42)
+    public static let certificateExpired = TLSAlert(code: 45)
+    public static let certificateUnknown = TLSAlert(code: 46)
+    public static let unknownCA = TLSAlert(code: 48)
+    public static let decodeError = TLSAlert(code: 50)
+    public static let decryptError = TLSAlert(code: 51)
+    public static let protocolVersion = TLSAlert(code: 70)
+    public static let internalError = TLSAlert(code: 80)
+    public static let certificateRequired = TLSAlert(code: 116)
+
+    public var description: String { "\(code) (\(alertName(code)))" }
+}
