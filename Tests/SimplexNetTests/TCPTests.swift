@@ -1,0 +1,64 @@
+import Foundation
+import SimplexNet
+import TestSupport
+import XCTest
+
+final class TCPTests: XCTestCase {
+    func testEchoOnLoopback() throws {
+        let listener = try TCPListener(address: "127.0.0.1")
+        XCTAssertNotEqual(listener.endpoint.port, 0)
+        let client = try TCPConnection.connect(to: listener.endpoint, timeout: 2)
+        let server = try XCTUnwrap(try listener.accept(timeout: 2))
+        let payload = [UInt8](repeating: 7, count: 300_000)
+        let writer = Thread { try? client.write(payload) }
+        writer.start()
+        var received: [UInt8] = []
+        while received.count < payload.count { received += try server.read(timeout: 2) }
+        XCTAssertEqual(received, payload)
+        try server.write(Array("ok".utf8))
+        XCTAssertEqual(try client.read(timeout: 2), Array("ok".utf8))
+        XCTAssertEqual(try client.read(timeout: 0.05), [], "a read that times out returns nothing")
+        server.shutdown()
+        XCTAssertEqual(thrown { try client.read(timeout: 2) } as? NetError, .closed)
+        XCTAssertEqual(client.localEndpoint?.address, "127.0.0.1")
+    }
+
+    func testRefusedConnectionSaysSo() throws {
+        let port = try TCPListener(address: "127.0.0.1").endpoint.port  // released at once: nothing listens there
+        XCTAssertEqual(
+            thrown { try TCPConnection.connect(to: try IPv4Endpoint("127.0.0.1", port), timeout: 2) } as? NetError,
+            .connectionRefused)
+        XCTAssertEqual(thrown { try IPv4Endpoint("999.1.1.1", 1) } as? NetError, .invalidAddress("999.1.1.1"))
+        XCTAssertNil(try TCPListener(address: "127.0.0.1").accept(timeout: 0.05))
+    }
+
+    func testAddressOrderOfInvitations() {
+        let all = [
+            LocalAddress(interface: "lo", address: "127.0.0.1", prefixLength: 8),
+            LocalAddress(interface: "eth0", address: "192.168.1.10", prefixLength: 24),
+            LocalAddress(interface: "eth1", address: "169.254.3.4", prefixLength: 16),
+            LocalAddress(interface: "wlan0", address: "10.0.0.5", prefixLength: 8),
+            LocalAddress(interface: "x", address: "0.0.0.0", prefixLength: 0),
+        ]
+        XCTAssertEqual(LocalAddresses.ordered(all).map(\.address), ["192.168.1.10", "10.0.0.5", "127.0.0.1"])
+        XCTAssertEqual(
+            LocalAddresses.ordered(all, preferredAddress: "10.0.0.5").map(\.address), ["10.0.0.5", "192.168.1.10", "127.0.0.1"])
+        XCTAssertEqual(LocalAddresses.ordered(all, preferredInterface: "lo").first?.address, "127.0.0.1")
+        XCTAssertEqual(LocalAddresses.ordered(all, preferredAddress: "1.2.3.4").first?.address, "192.168.1.10")
+        XCTAssertTrue(all[1].contains("192.168.1.200"))
+        XCTAssertFalse(all[1].contains("192.168.2.1"))
+        XCTAssertTrue(LocalAddresses.system().contains { $0.address == "127.0.0.1" && $0.prefixLength == 8 })
+    }
+
+    /// Multicast on the loopback interface: the source address the listener sees is the sender's interface address.
+    func testMulticastOnLoopback() throws {
+        let group = try IPv4Endpoint("224.0.0.251", UInt16.random(in: 20000...60000))
+        let receiver = try MulticastReceiver(group: group, interfaceAddress: "127.0.0.1")
+        let sender = try MulticastSender(group: group, interfaceAddress: "127.0.0.1")
+        try sender.send(Array("announce".utf8))
+        let (bytes, source) = try XCTUnwrap(try receiver.receive(timeout: 2))
+        XCTAssertEqual(bytes, Array("announce".utf8))
+        XCTAssertEqual(source.address, "127.0.0.1")
+        XCTAssertNil(try receiver.receive(timeout: 0.05))
+    }
+}
