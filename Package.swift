@@ -2,6 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
+//   L3  RemoteChat
 //   L2  XRCP  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
@@ -64,6 +65,13 @@ let package = Package(
             dependencies: ["SimplexCrypto", "SimplexEncoding", "COpenSSL"],
             swiftSettings: strictSwift),
 
+        // MARK: L3
+        // The remote chat layer: host and controller sessions over TLS, XRCP and HTTP/2, without sockets.
+        .target(
+            name: "RemoteChat",
+            dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
+
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
@@ -80,6 +88,12 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "ChatStoreTests", dependencies: ["ChatStore", "SimplexCrypto", "TestSupport"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "RemoteChatTests",
+            dependencies: [
+                "RemoteChat", "XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport",
+            ],
+            swiftSettings: strictSwift),
         .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "TerminalQRTests", dependencies: ["TerminalQR", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(

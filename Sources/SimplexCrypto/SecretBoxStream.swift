@@ -3,7 +3,7 @@ internal import CSodium
 /// The tail-tag box over data that arrives in pieces (file attachments, xrcp.md §10.1): the first 32 bytes of
 /// XSalsa20 keystream block 0 are the Poly1305 key, the data is XORed with the keystream from byte 32 on,
 /// and the tag over all ciphertext comes last. Same bytes as `SecretBox.sealTailTag` over the whole file.
-public struct SecretBoxStream: ~Copyable {
+public final class SecretBoxStream {
     public enum Direction: Sendable { case seal, open }
 
     private let direction: Direction
@@ -13,6 +13,7 @@ public struct SecretBoxStream: ~Copyable {
     /// Keystream bytes generated but not used yet, and the next 64-byte block to generate.
     private var leftover: [UInt8] = []
     private var nextBlock: UInt64 = 1
+    private var finished = false
 
     public init(_ direction: Direction, key: SecretBox.Key, nonce: SecretBox.Nonce) {
         requireSodium()
@@ -26,7 +27,7 @@ public struct SecretBoxStream: ~Copyable {
     }
 
     /// Encrypts (or decrypts) the next piece of data.
-    public mutating func update(_ input: [UInt8]) -> [UInt8] {
+    public func update(_ input: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: input.count)
         if direction == .open { _ = crypto_onetimeauth_update(&auth, input, UInt64(input.count)) }
         var i = 0
@@ -61,14 +62,18 @@ public struct SecretBoxStream: ~Copyable {
     }
 
     /// The 16-byte tag to append after the ciphertext (sealing).
-    public consuming func finalizeTag() -> [UInt8] {
+    public func finalizeTag() -> [UInt8] {
+        precondition(!finished, "a box stream is finalised once")
+        finished = true
         var tag = [UInt8](repeating: 0, count: 16)
         _ = crypto_onetimeauth_final(&auth, &tag)
         return tag
     }
 
     /// Checks the received tag in constant time (opening).
-    public consuming func verify(tag: [UInt8]) throws(CryptoError) {
+    public func verify(tag: [UInt8]) throws(CryptoError) {
+        guard !finished else { throw .decryptionFailed }
+        finished = true
         var expected = [UInt8](repeating: 0, count: 16)
         _ = crypto_onetimeauth_final(&auth, &expected)
         guard constantTimeEqual(expected, tag) else { throw .decryptionFailed }

@@ -11,8 +11,8 @@ final class SecretBoxStreamTests: XCTestCase {
             let file = SecureRandom.bytes(size)
             let expected = SecretBox.sealTailTag(file, key: key, nonce: nonce)
 
-            var sealer = SecretBoxStream(.seal, key: key, nonce: nonce)
-            var opener = SecretBoxStream(.open, key: key, nonce: nonce)
+            let sealer = SecretBoxStream(.seal, key: key, nonce: nonce)
+            let opener = SecretBoxStream(.open, key: key, nonce: nonce)
             var ciphertext: [UInt8] = []
             var plaintext: [UInt8] = []
             var offset = 0
@@ -33,7 +33,7 @@ final class SecretBoxStreamTests: XCTestCase {
     func testWrongTagIsRefused() throws {
         let key = try SecretBox.Key(rawRepresentation: SecureRandom.bytes(32))
         let nonce = SecretBox.Nonce.random()
-        var opener = SecretBoxStream(.open, key: key, nonce: nonce)
+        let opener = SecretBoxStream(.open, key: key, nonce: nonce)
         _ = opener.update(SecureRandom.bytes(100))
         do {
             try opener.verify(tag: [UInt8](repeating: 0, count: 16))
