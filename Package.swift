@@ -69,7 +69,7 @@ let package = Package(
         // The remote chat layer: host and controller sessions over TLS, XRCP and HTTP/2, without sockets.
         .target(
             name: "RemoteChat",
-            dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding"],
+            dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
             swiftSettings: strictSwift),
 
         // MARK: Tools
@@ -91,7 +91,8 @@ let package = Package(
         .testTarget(
             name: "RemoteChatTests",
             dependencies: [
-                "RemoteChat", "XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport",
+                "RemoteChat", "XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+                "TestSupport",
             ],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),

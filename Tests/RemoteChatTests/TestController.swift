@@ -5,8 +5,9 @@ import SimplexTLS
 import XCTest
 import XRCP
 
-/// A controller made from the protocol pieces, in memory, to drive a `HostSession` in tests.
-final class TestController {
+/// A controller made from the protocol pieces, in memory, to drive a `HostSession` in tests. Tests that share it
+/// with a thread do so through one serial queue.
+final class TestController: @unchecked Sendable {
     let now: Int64 = 1_780_000_000
     let authority: CertificateAuthority
     let identity = Ed25519.PrivateKey()
@@ -24,11 +25,11 @@ final class TestController {
     var fileKeys: [Int32: MessageKey] = [:]
     var compression: Bool
 
-    init(compression: Bool = true, deviceName: String = "Test Desktop") throws {
+    init(compression: Bool = true, deviceName: String = "Test Desktop", port: UInt16 = 40000) throws {
         self.compression = compression
         authority = try CertificateAuthority.generate(now: now, hoursBefore: 25)
         let invitation = Invitation(
-            ca: authority.certificate.fingerprint, host: "127.0.0.1", port: 40000,
+            ca: authority.certificate.fingerprint, host: "127.0.0.1", port: port,
             app: ControllerAppInfo(deviceName: deviceName, compression: compression).json, timestamp: now,
             sessionKey: sessionKey.publicKey, identityKey: identity.publicKey, dh: dh.publicKey)
         signed = invitation.signed(sessionKey: sessionKey, identityKey: identity)
