@@ -2,6 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
+//   L4  SimplexHost
 //   L3  RemoteChat
 //   L2  XRCP  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR
@@ -72,6 +73,13 @@ let package = Package(
             dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
             swiftSettings: strictSwift),
 
+        // MARK: L4
+        // Wiring: the remote-control commands over sessions, store and sockets.
+        .target(
+            name: "SimplexHost",
+            dependencies: ["RemoteChat", "ChatStore", "XRCP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            swiftSettings: strictSwift),
+
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
@@ -80,6 +88,11 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
+        // An in-memory controller made from the protocol pieces, shared by the session and service tests.
+        .target(
+            name: "TestPeers",
+            dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            path: "Tests/TestPeers", swiftSettings: strictSwift),
         .testTarget(name: "SimplexEncodingTests", dependencies: ["SimplexEncoding", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexCryptoTests",
@@ -92,7 +105,14 @@ let package = Package(
             name: "RemoteChatTests",
             dependencies: [
                 "RemoteChat", "XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
-                "TestSupport",
+                "TestSupport", "TestPeers",
+            ],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "SimplexHostTests",
+            dependencies: [
+                "SimplexHost", "RemoteChat", "ChatStore", "XRCP", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport",
+                "TestPeers",
             ],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),
