@@ -2,6 +2,7 @@ import Foundation
 import RemoteChat
 import SimplexCrypto
 import SimplexNet
+import TestPeers
 import XCTest
 import XRCP
 

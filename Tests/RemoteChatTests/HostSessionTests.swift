@@ -1,6 +1,7 @@
 import RemoteChat
 import SimplexCrypto
 import SimplexEncoding
+import TestPeers
 import XCTest
 import XRCP
 

@@ -1,42 +1,50 @@
-import SimplexCrypto
+public import SimplexCrypto
 import SimplexEncoding
-import SimplexHTTP2
-import SimplexTLS
+public import SimplexHTTP2
+public import SimplexTLS
+import TestSupport
 import XCTest
-import XRCP
+public import XRCP
 
 /// A controller made from the protocol pieces, in memory, to drive a `HostSession` in tests. Tests that share it
 /// with a thread do so through one serial queue.
-final class TestController: @unchecked Sendable {
-    let now: Int64 = 1_780_000_000
-    let authority: CertificateAuthority
-    let identity = Ed25519.PrivateKey()
-    let sessionKey = Ed25519.PrivateKey()
-    let dh = X25519.PrivateKey()
-    let signed: SignedInvitation
-    let tls: TLSConnection
-    var info: TLSSessionInfo?
-    var pending: [UInt8] = []
-    var crypto: RemoteCrypto?
-    var http2: HTTP2Connection?
-    var hostHello: HostHello?
-    var bodies: [Int32: [UInt8]] = [:]
-    var responses: [Int32: (RemoteResponse, [UInt8])] = [:]
-    var fileKeys: [Int32: MessageKey] = [:]
-    var compression: Bool
+public final class TestController: @unchecked Sendable {
+    public let now: Int64 = 1_780_000_000
+    public let authority: CertificateAuthority
+    public let identity: Ed25519.PrivateKey
+    public let sessionKey = Ed25519.PrivateKey()
+    public let dh = X25519.PrivateKey()
+    public let signed: SignedInvitation
+    public let tls: TLSConnection
+    public var info: TLSSessionInfo?
+    public var pending: [UInt8] = []
+    public var crypto: RemoteCrypto?
+    public var http2: HTTP2Connection?
+    public var hostHello: HostHello?
+    public var bodies: [Int32: [UInt8]] = [:]
+    public var responses: [Int32: (RemoteResponse, [UInt8])] = [:]
+    public var fileKeys: [Int32: MessageKey] = [:]
+    public var compression: Bool
 
-    init(compression: Bool = true, deviceName: String = "Test Desktop", port: UInt16 = 40000) throws {
+    public init(
+        compression: Bool = true, deviceName: String = "Test Desktop", port: UInt16 = 40000,
+        authority: CertificateAuthority? = nil,
+        identity: Ed25519.PrivateKey = Ed25519.PrivateKey(), knownHost: CertificateFingerprint? = nil
+    ) throws {
         self.compression = compression
-        authority = try CertificateAuthority.generate(now: now, hoursBefore: 25)
+        self.identity = identity
+        self.authority = try authority ?? CertificateAuthority.generate(now: now, hoursBefore: 25)
         let invitation = Invitation(
-            ca: authority.certificate.fingerprint, host: "127.0.0.1", port: port,
+            ca: self.authority.certificate.fingerprint, host: "127.0.0.1", port: port,
             app: ControllerAppInfo(deviceName: deviceName, compression: compression).json, timestamp: now,
             sessionKey: sessionKey.publicKey, identityKey: identity.publicKey, dh: dh.publicKey)
         signed = invitation.signed(sessionKey: sessionKey, identityKey: identity)
-        tls = try TLSConnection(role: .server(.anyHost), credential: try authority.issueLeaf(now: now), now: now)
+        tls = try TLSConnection(
+            role: .server(knownHost.map { .knownHost($0) } ?? .anyHost), credential: try self.authority.issueLeaf(now: now),
+            now: now)
     }
 
-    func receive(_ bytes: [UInt8]) throws {
+    public func receive(_ bytes: [UInt8]) throws {
         for event in try tls.receive(bytes) {
             switch event {
             case .handshakeCompleted(let i): info = i
@@ -89,7 +97,7 @@ final class TestController: @unchecked Sendable {
 
     /// Sends a command (and a file after it); returns its stream.
     @discardableResult
-    func request(_ command: RemoteCommand, file: [UInt8]? = nil) throws -> Int32 {
+    public func request(_ command: RemoteCommand, file: [UInt8]? = nil) throws -> Int32 {
         guard var c = crypto, let http2 else { throw PeerFailure("not connected") }
         let (body, fileKey) = try c.seal(json: Array(command.json.rendered.utf8))
         crypto = c
@@ -108,7 +116,7 @@ final class TestController: @unchecked Sendable {
     }
 
     /// Sends raw body bytes on a new stream (for replay and tampering tests).
-    func requestRaw(_ body: [UInt8]) throws -> Int32 {
+    public func requestRaw(_ body: [UInt8]) throws -> Int32 {
         guard let http2 else { throw PeerFailure("not connected") }
         let stream = try http2.submitRequest([
             HeaderField(":method", "POST"), HeaderField(":path", "/"), HeaderField(":scheme", "https"),
@@ -120,22 +128,17 @@ final class TestController: @unchecked Sendable {
         return stream
     }
 
-    func sealNext(_ command: RemoteCommand) throws -> [UInt8] {
+    public func sealNext(_ command: RemoteCommand) throws -> [UInt8] {
         guard var c = crypto else { throw PeerFailure("not connected") }
         let body = try c.seal(json: Array(command.json.rendered.utf8)).body
         crypto = c
         return body
     }
 
-    func flush() throws {
+    public func flush() throws {
         if let http2 {
             let out = try http2.takeOutgoing()
             if !out.isEmpty { try tls.send(out) }
         }
     }
-}
-
-struct PeerFailure: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }
