@@ -5,7 +5,7 @@
 //   L4  SimplexHost
 //   L3  RemoteChat
 //   L2  XRCP  SimplexTLS  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
 import PackageDescription
 
@@ -50,6 +50,8 @@ let package = Package(
         .target(name: "TerminalQR", dependencies: ["CQREncode"], swiftSettings: strictSwift),
         // HTTP/2 over memory buffers (nghttp2).
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
+        // The chat API's command catalog, syntax and JSON types (chat-api.md).
+        .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
 
         // MARK: L2
         // The remote-control protocol without I/O: invitations, HELLO blocks, key schedule, bodies.
@@ -124,6 +126,7 @@ let package = Package(
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
+        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",
             dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
