@@ -3,7 +3,7 @@
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
 //   L4  SimplexHost
-//   L3  RemoteChat
+//   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
@@ -75,6 +75,11 @@ let package = Package(
             dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
             swiftSettings: strictSwift),
 
+        // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
+        .target(
+            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexEncoding", "SimplexCrypto"],
+            swiftSettings: strictSwift),
+
         // MARK: L4
         // Wiring: the remote-control commands over sessions, store and sockets.
         .target(
@@ -127,6 +132,9 @@ let package = Package(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
+        .testTarget(
+            name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",
             dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],

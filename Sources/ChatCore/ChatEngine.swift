@@ -1,0 +1,1 @@
+// The embedded chat core (chat-api.md): to be written.
