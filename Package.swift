@@ -2,6 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
+//   L5  simplex-host (CLI)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
@@ -20,7 +21,8 @@ func apt(_ names: String...) -> [SystemPackageProvider] { [.apt(names)] }
 let package = Package(
     name: "simplex-host",
     products: [
-        .executable(name: "simplex-bench", targets: ["simplex-bench"])
+        .executable(name: "simplex-host", targets: ["simplex-host"]),
+        .executable(name: "simplex-bench", targets: ["simplex-bench"]),
     ],
     targets: [
         // MARK: C libraries from Debian, each wrapped by exactly one Swift module.
@@ -84,8 +86,14 @@ let package = Package(
         // Wiring: the remote-control commands over sessions, store and sockets.
         .target(
             name: "SimplexHost",
-            dependencies: ["RemoteChat", "ChatStore", "XRCP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            dependencies: [
+                "RemoteChat", "ChatStore", "ChatModel", "XRCP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+            ],
             swiftSettings: strictSwift),
+
+        // MARK: L5
+        .executableTarget(
+            name: "simplex-host", dependencies: ["SimplexHost", "ChatStore", "SimplexEncoding"], swiftSettings: strictSwift),
 
         // MARK: Tools
         .executableTarget(

@@ -31,7 +31,7 @@ except ImportError:
         os.environ["XRCP_PEERS_REEXEC"] = "1"
         os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
     print("needs the packages of scripts/fixtures/requirements.txt and Tests/Peers/requirements.txt "
-          "(e.g. in /work/main/.venv)", file=sys.stderr)
+          "(e.g. the repository's .venv)", file=sys.stderr)
     raise
 
 sys.dont_write_bytecode = True  # leave no __pycache__ beside the peers

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent XRCP *controller* (the SimpleX Desktop role), written from /work/shared/spec/xrcp.md alone.
+"""An independent XRCP *controller* (the SimpleX Desktop role), written from the XRCP specification (xrcp.md) alone.
 
 It is a test peer for simplex-host: it shares no code with the Swift implementation. Only the Python 3.11 standard
 library and the pinned packages `pynacl`, `cryptography`, `pqcrypto`, `h2` and `zstandard` are used.

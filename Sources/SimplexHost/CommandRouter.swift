@@ -1,0 +1,44 @@
+internal import ChatModel
+internal import SimplexEncoding
+
+/// Routes a command line: the eight remote-control commands to `HostRemoteControl`, everything else to the core —
+/// except while a controller is connected, when the local side is locked out as on a phone.
+public struct CommandRouter: Sendable {
+    public let remoteControl: HostRemoteControl
+    public let backend: any ChatBackend
+
+    public init(remoteControl: HostRemoteControl, backend: any ChatBackend) {
+        self.remoteControl = remoteControl
+        self.backend = backend
+    }
+
+    /// Runs a line typed locally; returns the FFI envelope.
+    public func executeLocal(_ line: String) async -> [UInt8] {
+        guard let command = try? ChatCommand(parsing: line), RemotePolicy.remoteControl.contains(command.name) else {
+            if await remoteControl.isConnected {
+                return Envelope.error(
+                    .commandError("the host is controlled remotely: stop the remote session first (/stop remote ctrl)"))
+            }
+            return await backend.execute(line)
+        }
+        do {
+            return Envelope.result(try await remoteControlCommand(command))
+        } catch {
+            return Envelope.error(error)
+        }
+    }
+
+    private func remoteControlCommand(_ command: ChatCommand) async throws(ChatError) -> CanonicalJSON {
+        switch command {
+        case .setLocalDeviceName(let a): return await remoteControl.setDeviceName(a.displayName)
+        case .connectRemoteCtrl(let a): return try await remoteControl.connect(uri: a.xrcpInvitation)
+        case .findKnownRemoteCtrl: return try await remoteControl.find()
+        case .confirmRemoteCtrl(let a): return try await remoteControl.confirm(id: a.remoteCtrlId)
+        case .verifyRemoteCtrlSession(let a): return try await remoteControl.verify(code: a.sessionCode)
+        case .listRemoteCtrls: return try await remoteControl.list()
+        case .stopRemoteCtrl: return await remoteControl.stop()
+        case .deleteRemoteCtrl(let a): return try await remoteControl.delete(id: a.remoteCtrlId)
+        default: throw .commandError("not a remote-control command: \(command.name.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Takes the core's events in order and sends each to the local side, or — while a controller is connected — to
+/// the controller's long poll (xrcp.md §14.3; the remote-control events themselves always stay local).
+public actor EventRouter {
+    private let backend: any ChatBackend
+    private let isRemoteConnected: @Sendable () async -> Bool
+    private let endRemoteSession: @Sendable () async -> Void
+    private let local: @Sendable ([UInt8]) -> Void
+    private var remoteQueue: [[UInt8]] = []
+    /// Long polls waiting for an event, oldest first.
+    private var waiters: [(id: UUID, continuation: CheckedContinuation<[UInt8]?, Never>)] = []
+    /// Events the controller has not fetched yet; past this the controller is too slow and the session ends.
+    public let remoteBound: Int
+    private var running = false
+
+    /// `isRemoteConnected` tells whether a controller is connected; `endRemoteSession` ends it when it falls behind.
+    public init(
+        backend: any ChatBackend, remoteBound: Int = 4096, isRemoteConnected: @escaping @Sendable () async -> Bool,
+        endRemoteSession: @escaping @Sendable () async -> Void, local: @escaping @Sendable ([UInt8]) -> Void
+    ) {
+        self.backend = backend
+        self.isRemoteConnected = isRemoteConnected
+        self.endRemoteSession = endRemoteSession
+        self.remoteBound = remoteBound
+        self.local = local
+    }
+
+    /// Pulls events until the task is cancelled.
+    public func run() async {
+        guard !running else { return }
+        running = true
+        while !Task.isCancelled {
+            guard let event = await backend.nextEvent(waitMicroseconds: 200_000) else { continue }
+            if await isRemoteConnected() {
+                deliverRemote(event)
+            } else {
+                flushRemoteToLocal()
+                local(event)
+            }
+        }
+    }
+
+    private func deliverRemote(_ event: [UInt8]) {
+        if !waiters.isEmpty {
+            waiters.removeFirst().continuation.resume(returning: event)
+            return
+        }
+        remoteQueue.append(event)
+        if remoteQueue.count > remoteBound {
+            // Nothing is dropped: the session ends and the queued events go to the local side.
+            let end = endRemoteSession
+            Task { await end() }
+            flushRemoteToLocal()
+        }
+    }
+
+    private func flushRemoteToLocal() {
+        for e in remoteQueue { local(e) }
+        remoteQueue = []
+    }
+
+    /// The controller's long poll: the next event, or nil after `waitMicroseconds`.
+    public func nextRemoteEvent(waitMicroseconds: Int64) async -> [UInt8]? {
+        if !remoteQueue.isEmpty { return remoteQueue.removeFirst() }
+        let id = UUID()
+        return await withCheckedContinuation { (c: CheckedContinuation<[UInt8]?, Never>) in
+            waiters.append((id, c))
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, waitMicroseconds)) * 1000)
+                self.timeOut(id)
+            }
+        }
+    }
+
+    private func timeOut(_ id: UUID) {
+        guard let i = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: i).continuation.resume(returning: nil)
+    }
+}

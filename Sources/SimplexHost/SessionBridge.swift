@@ -1,0 +1,98 @@
+internal import ChatModel
+public import Foundation
+public import RemoteChat
+public import XRCP
+
+/// What a connected controller gets (xrcp.md §11.3): commands run on the core unless they must stay local, events
+/// from the router, uploads into the files folder.
+public struct SessionBridge: RemoteHostHandler {
+    let backend: any ChatBackend
+    let events: EventRouter
+    /// Where uploads go (the core's files folder).
+    let filesFolder: URL
+
+    public init(backend: any ChatBackend, events: EventRouter, filesFolder: URL) {
+        self.backend = backend
+        self.events = events
+        self.filesFolder = filesFolder
+    }
+
+    public func execute(command: String, retryNumber: Int64) async -> [UInt8] {
+        if let parsed = try? ChatCommand(parsing: command), RemotePolicy.neverForwarded.contains(parsed.name) {
+            return Envelope.error(.commandError("\(parsed.name.rawValue) is not allowed remotely"))
+        }
+        return await backend.execute(command)
+    }
+
+    public func nextEvent(waitMicroseconds: Int64) async -> [UInt8]? {
+        await events.nextRemoteEvent(waitMicroseconds: waitMicroseconds)
+    }
+
+    public func beginStoring(fileName: String, fileSize: UInt32) async throws(RemoteProtocolError) -> any RemoteFileSink {
+        do { return try FolderFileSink(folder: filesFolder, requestedName: fileName) } catch {
+            throw .invalidBody("cannot store the file: \(error.localizedDescription)")
+        }
+    }
+
+    public func openFile(_ file: RemoteFile) async throws(RemoteFileError) -> any RemoteFileSource {
+        // Files are served against the core's file records, which the embedded core does not keep yet.
+        throw .chat(Envelope.error(.store(type: "fileNotFound", fields: ["fileId": .integer(file.fileId)])))
+    }
+}
+
+/// An upload written to a temporary name in the files folder and moved to a unique base name when complete.
+final class FolderFileSink: RemoteFileSink, @unchecked Sendable {
+    // Used by one session stream at a time.
+    private let folder: URL
+    private let name: String
+    private let temporary: URL
+    private let handle: FileHandle
+
+    init(folder: URL, requestedName: String) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.folder = folder
+        name = Self.baseName(requestedName)
+        temporary = folder.appendingPathComponent(".upload-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        handle = try FileHandle(forWritingTo: temporary)
+    }
+
+    /// The last path component, without control characters, never empty, never a dot file.
+    static func baseName(_ requested: String) -> String {
+        let last = requested.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init))
+        let trimmed = cleaned.drop { $0 == "." }
+        return trimmed.isEmpty ? "file" : String(trimmed)
+    }
+
+    func write(_ bytes: [UInt8]) async throws(RemoteProtocolError) {
+        do { try handle.write(contentsOf: bytes) } catch { throw .invalidBody("cannot write the file") }
+    }
+
+    func commit() async throws(RemoteProtocolError) -> String {
+        try? handle.close()
+        let (stem, ext) = Self.split(name)
+        var candidate = name
+        var n = 0
+        while FileManager.default.fileExists(atPath: folder.appendingPathComponent(candidate).path) {
+            n += 1
+            candidate = ext.isEmpty ? "\(stem)_\(n)" : "\(stem)_\(n).\(ext)"
+        }
+        do { try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(candidate)) } catch {
+            throw .invalidBody("cannot store the file")
+        }
+        return candidate
+    }
+
+    func discard() async {
+        try? handle.close()
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    static func split(_ name: String) -> (String, String) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return (name, "") }
+        return (String(name[..<dot]), String(name[name.index(after: dot)...]))
+    }
+}

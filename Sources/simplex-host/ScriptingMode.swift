@@ -1,0 +1,47 @@
+import Foundation
+import SimplexEncoding
+
+/// Writes one JSON line at a time to standard output, flushed at once.
+actor OutputLines {
+    func write(_ json: CanonicalJSON) {
+        FileHandle.standardOutput.write(Data((json.rendered + "\n").utf8))
+    }
+}
+
+/// The terminal WebSocket API's message shapes (chat-api.md §1.5), from FFI envelopes.
+enum Scripting {
+    /// `{"corrId": …, "resp": …}`; a failed command is a `chatCmdError` response.
+    static func response(_ envelope: [UInt8], corrId: String?) -> CanonicalJSON {
+        var fields: [String: CanonicalJSON] = ["resp": resp(envelope, errorTag: "chatCmdError")]
+        if let corrId { fields["corrId"] = .string(corrId) }
+        return .object(fields)
+    }
+
+    /// Events carry no corrId; asynchronous errors are `chatError` responses.
+    static func event(_ envelope: [UInt8]) -> CanonicalJSON { .object(["resp": resp(envelope, errorTag: "chatError")]) }
+
+    static func event(_ json: CanonicalJSON) -> CanonicalJSON { .object(["resp": json]) }
+
+    private static func resp(_ envelope: [UInt8], errorTag: String) -> CanonicalJSON {
+        guard let json = try? CanonicalJSON.parse(envelope) else {
+            return .object([
+                "type": .string(errorTag),
+                "chatError": .object([
+                    "type": .string("error"),
+                    "errorType": .object(["type": .string("internalError"), "message": .string("the core returned invalid JSON")]
+                    ),
+                ]),
+            ])
+        }
+        if let result = json["result"] { return result }
+        return .object(["type": .string(errorTag), "chatError": json["error"] ?? .null])
+    }
+
+    /// A line of input: JSON `{"corrId","cmd"}` or a plain command.
+    static func request(_ line: String) -> (corrId: String?, command: String) {
+        if line.hasPrefix("{"), let json = try? CanonicalJSON.parse(line), let cmd = json["cmd"]?.stringValue {
+            return (json["corrId"]?.stringValue ?? json["corrId"]?.integerValue.map(String.init), cmd)
+        }
+        return (nil, line)
+    }
+}

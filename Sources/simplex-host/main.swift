@@ -1,0 +1,66 @@
+// simplex-host: a Linux host for SimpleX Chat remote control. `simplex-host --help` for the options.
+import ChatStore
+import Foundation
+import SimplexEncoding
+import SimplexHost
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch Options.Failure.usage(let message) {
+    if !message.isEmpty { FileHandle.standardError.write(Data("simplex-host: \(message)\n".utf8)) }
+    print(Options.usage)
+    exit(message.isEmpty ? 0 : 2)
+}
+guard options.json else {
+    FileHandle.standardError.write(Data("simplex-host: only the scripting mode (--json) exists so far\n".utf8))
+    exit(2)
+}
+
+do {
+    try FileManager.default.createDirectory(at: options.dataFolder, withIntermediateDirectories: true)
+    let prefix = options.dataFolder.appendingPathComponent("simplex_v1").path
+    let store = try ChatStoreActor(prefix: prefix, confirmation: .yesUp)
+    let output = OutputLines()
+    let backend = try CoreBackend.make(prefix: prefix)
+
+    let remoteControlBox = RemoteControlBox()
+    let events = EventRouter(
+        backend: backend, isRemoteConnected: { await remoteControlBox.value?.isConnected ?? false },
+        endRemoteSession: { _ = await remoteControlBox.value?.stop() },
+        local: { envelope in Task { await output.write(Scripting.event(envelope)) } })
+    let bridge = SessionBridge(backend: backend, events: events, filesFolder: options.dataFolder.appendingPathComponent("files"))
+    var multicast = MulticastSettings()
+    if let g = options.multicastGroup { multicast.group = g }
+    if let p = options.multicastPort { multicast.port = p }
+    multicast.interfaceAddress = options.multicastInterface
+    let remoteControl = HostRemoteControl(
+        store: store, handler: bridge, deviceName: options.deviceName ?? ProcessInfo.processInfo.hostName, multicast: multicast,
+        emit: { event in Task { await output.write(Scripting.event(event)) } })
+    remoteControlBox.value = remoteControl
+    let router = CommandRouter(remoteControl: remoteControl, backend: backend)
+    let eventTask = Task.detached { await events.run() }
+
+    // Commands run one after another, in the order they arrive; events are written as they happen.
+    let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+    Thread {
+        while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+        continuation.finish()
+    }.start()
+    for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        let (corrId, command) = Scripting.request(line)
+        let envelope = await router.executeLocal(command)
+        await output.write(Scripting.response(envelope, corrId: corrId))
+    }
+    _ = await remoteControl.stop()
+    eventTask.cancel()
+} catch {
+    FileHandle.standardError.write(Data("simplex-host: \(error)\n".utf8))
+    exit(1)
+}
+
+/// Lets closures made before the service exists reach it.
+final class RemoteControlBox: @unchecked Sendable {
+    // Set once, before any command runs.
+    var value: HostRemoteControl?
+}
