@@ -50,6 +50,8 @@ public actor HostRemoteControl {
         var compression = false
         /// `/verify` is in progress: it reports failures itself.
         var verifying = false
+        /// The connection ended (possibly while `/verify` was still storing the pairing).
+        var ended = false
         init(invitation: VerifiedInvitation, known: RemoteControllerRecord?, setup: HostSessionSetup) {
             self.invitation = invitation
             self.known = known
@@ -189,6 +191,16 @@ public actor HostRemoteControl {
             throw .remoteCtrl(.badInvitation)
         }
         session = .connected(attempt, code: shown, record: record)
+        if attempt.ended {
+            // The connection broke while the pairing was being stored: it is stored, and the session is over.
+            session = nil
+            emit(
+                .object([
+                    "type": .string("remoteCtrlStopped"),
+                    "rcsState": .object(["type": .string("connected"), "sessionCode": .string(shown)]),
+                    "rcStopReason": .object(["type": .string("disconnected")]),
+                ]))
+        }
         return .object([
             "type": .string("remoteCtrlConnected"),
             "remoteCtrl": Self.info(record, state: .object(["type": .string("connected"), "sessionCode": .string(shown)])),
@@ -342,6 +354,7 @@ public actor HostRemoteControl {
             attempt.established?.resume(returning: true)
             attempt.established = nil
         case .ended(let error):
+            attempt.ended = true
             attempt.establishedState = false
             attempt.established?.resume(returning: false)
             attempt.established = nil
