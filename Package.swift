@@ -98,7 +98,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
-            dependencies: ["SimplexCrypto", "SimplexEncoding"],
+            dependencies: ["SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet"],
             swiftSettings: strictSwift),
 
         // MARK: Tests

@@ -3,6 +3,7 @@
 //
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
+//   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
 import Foundation
 import SimplexCrypto
 
@@ -110,9 +111,12 @@ if let i = args.firstIndex(of: "--seconds"), i + 1 < args.count, let s = Double(
 switch args.first ?? "crypto" {
 case "crypto":
     try cryptoBenchmark(seconds: seconds)
+case "session":
+    try SessionBenchmark.setup(rounds: 20)
+    try await SessionBenchmark.roundTrip(requests: 300)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
-    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | kem-roundtrip [N]\n".utf8))
+    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | session | kem-roundtrip [N]\n".utf8))
     exit(2)
 }
