@@ -336,8 +336,13 @@ public actor HostRemoteControl {
     private func connectFailed(_ attempt: Attempt, _ error: any Error) {
         guard case .connecting(let a)? = session, a === attempt else { return }
         session = nil
-        stopped(
-            state: .object(["type": .string("connecting")]), reason: "connectionFailed", .rcp(.exception(Self.describe(error))))
+        let text: String
+        if let net = error as? NetError {
+            text = NetDiagnostics.describe(net, controller: attempt.invitation.invitation.host)
+        } else {
+            text = "\(error)"
+        }
+        stopped(state: .object(["type": .string("connecting")]), reason: "connectionFailed", .rcp(.exception(text)))
     }
 
     private func notice(_ notice: HostConnection.Notice, _ attempt: Attempt) async {
@@ -361,6 +366,14 @@ public actor HostRemoteControl {
             switch session {
             case .connecting(let a)? where a === attempt:
                 session = nil
+                if case .tls(.certificateChain(let reason))? = error, reason == .leafNotYetValid || reason == .leafExpired,
+                    let hint = NetDiagnostics.clockHint(invitationTime: attempt.invitation.invitation.timestamp, now: now())
+                {
+                    stopped(
+                        state: .object(["type": .string("connecting")]), reason: "connectionFailed",
+                        .rcp(.exception("the controller's certificate is not valid at this time: \(hint)")))
+                    return
+                }
                 stopped(
                     state: .object(["type": .string("connecting")]), reason: "connectionFailed",
                     error.map(Self.chatError) ?? .remoteCtrl(.inactive))
@@ -463,10 +476,6 @@ public actor HostRemoteControl {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
-        if let net = error as? NetError { return NetDiagnostics.describe(net) }
-        return "\(error)"
-    }
 }
 
 /// A weak reference that notification closures can carry without keeping the service alive.

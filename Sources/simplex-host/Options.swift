@@ -8,9 +8,11 @@ struct Options {
     var multicastGroup: String?
     var multicastPort: UInt16?
     var multicastInterface: String?
+    /// Seconds for each wait of the host role (xrcp.md §17), keyed connect, tls, hello, discovery.
+    var timeouts: [String: Double] = [:]
 
     static let usage = """
-        usage: simplex-host --json [--data DIR] [--device-name NAME] [--multicast ADDR:PORT] [--multicast-iface IPV4]
+        usage: simplex-host --json [--data DIR] [--device-name NAME] [--multicast ADDR:PORT] [--multicast-iface IPV4] [TIMEOUTS]
 
           --json                 scripting mode: one command per line on standard input (text, or
                                  {"corrId":"1","cmd":"/v"}); every response and event as one JSON line on standard output
@@ -18,6 +20,8 @@ struct Options {
           --device-name NAME     the name controllers see (default: this machine's host name)
           --multicast ADDR:PORT  where /find remote ctrl listens (default 224.0.0.251:5227)
           --multicast-iface IPV4 the interface address to join the group on
+          --connect-timeout S, --tls-timeout S, --hello-timeout S, --discovery-timeout S
+                                 the host role's waits (defaults 15, 15, 15 and 30 seconds)
         """
 
     enum Failure: Error { case usage(String) }
@@ -47,6 +51,10 @@ struct Options {
                 multicastGroup = String(v[..<colon])
                 multicastPort = port
             case "--multicast-iface": multicastInterface = try value("--multicast-iface")
+            case "--connect-timeout", "--tls-timeout", "--hello-timeout", "--discovery-timeout":
+                let name = arguments[i]
+                guard let seconds = Double(try value(name)), seconds > 0 else { throw Failure.usage("\(name) takes seconds") }
+                timeouts[String(name.dropFirst(2).dropLast("-timeout".count))] = seconds
             case "-h", "--help": throw Failure.usage("")
             case let other: throw Failure.usage("unknown option \(other)")
             }

@@ -45,3 +45,20 @@ enum Scripting {
         return (nil, line)
     }
 }
+
+/// One-line hints for people, from events whose JSON carries the explanation.
+enum Hints {
+    static func forEvent(_ event: CanonicalJSON) -> String? {
+        guard event["type"]?.stringValue == "remoteCtrlStopped", let error = event["rcStopReason"]?["chatError"] else {
+            return nil
+        }
+        if let text = error["agentError"]?["rcpErr"]?["exception"]?.stringValue { return "could not connect: \(text)" }
+        if error["agentError"]?["rcpErr"]?["type"]?.stringValue == "identity" {
+            return "the controller's certificate does not match the invitation: this link may have been used by another device"
+        }
+        if error["agentError"]?["rcpErr"]?["type"]?.stringValue == "notDiscovered" {
+            return "no known controller announced itself: is it on this network, with multicast allowed?"
+        }
+        return nil
+    }
+}

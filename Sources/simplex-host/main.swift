@@ -34,9 +34,18 @@ do {
     if let g = options.multicastGroup { multicast.group = g }
     if let p = options.multicastPort { multicast.port = p }
     multicast.interfaceAddress = options.multicastInterface
+    var timeouts = RemoteControlTimeouts()
+    if let t = options.timeouts["connect"] { timeouts.connect = t }
+    if let t = options.timeouts["tls"] { timeouts.tls = t }
+    if let t = options.timeouts["hello"] { timeouts.hello = t }
+    if let t = options.timeouts["discovery"] { timeouts.discovery = t }
     let remoteControl = HostRemoteControl(
-        store: store, handler: bridge, deviceName: options.deviceName ?? ProcessInfo.processInfo.hostName, multicast: multicast,
-        emit: { event in Task { await output.write(Scripting.event(event)) } })
+        store: store, handler: bridge, deviceName: options.deviceName ?? ProcessInfo.processInfo.hostName, timeouts: timeouts,
+        multicast: multicast,
+        emit: { event in
+            if let hint = Hints.forEvent(event) { FileHandle.standardError.write(Data("simplex-host: \(hint)\n".utf8)) }
+            Task { await output.write(Scripting.event(event)) }
+        })
     remoteControlBox.value = remoteControl
     let router = CommandRouter(remoteControl: remoteControl, backend: backend)
     let eventTask = Task.detached { await events.run() }
