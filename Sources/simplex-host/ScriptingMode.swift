@@ -46,8 +46,21 @@ enum Scripting {
     }
 }
 
-/// One-line hints for people, from events whose JSON carries the explanation.
+/// One-line hints for people, from events and responses whose JSON carries the explanation.
 enum Hints {
+    static func forResponse(_ message: CanonicalJSON) -> String? {
+        guard let error = message["resp"]?["chatError"]?["remoteCtrlError"] else { return nil }
+        switch error["type"]?.stringValue {
+        case "badVersion":
+            let v = error["appVersion"]?.stringValue ?? "?"
+            return
+                "the controller's app is too old (it accepts up to \(v); this host needs 6.5.0.12 or newer): update SimpleX Desktop"
+        case "badInvitation": return "the link is not a valid SimpleX remote-control invitation, or it was changed"
+        case "busy": return "a remote session is already active: /stop remote ctrl first"
+        default: return nil
+        }
+    }
+
     static func forEvent(_ event: CanonicalJSON) -> String? {
         guard event["type"]?.stringValue == "remoteCtrlStopped", let error = event["rcStopReason"]?["chatError"] else {
             return nil

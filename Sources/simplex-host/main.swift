@@ -59,7 +59,9 @@ do {
     for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
         let (corrId, command) = Scripting.request(line)
         let envelope = await router.executeLocal(command)
-        await output.write(Scripting.response(envelope, corrId: corrId))
+        let response = Scripting.response(envelope, corrId: corrId)
+        if let hint = Hints.forResponse(response) { FileHandle.standardError.write(Data("simplex-host: \(hint)\n".utf8)) }
+        await output.write(response)
     }
     _ = await remoteControl.stop()
     eventTask.cancel()

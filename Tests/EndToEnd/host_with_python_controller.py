@@ -97,9 +97,9 @@ def listening_ports(pid):
     return ports
 
 
-def session(host, data, pairing, files, label, known):
+def session(host, data, pairing, files, label, known, compression=True):
     ctrl = Proc([PY, CONTROLLER, "--pairing", pairing, "--device-name", "Test Desktop", "--listen", "127.0.0.1",
-                 "--timeout", "30"])
+                 "--timeout", "30", "--compression", "on" if compression else "off"])
     inv = ctrl.wait(lambda m: m.get("event") == "invitation")
     check(f"{label}: controller made an invitation", inv is not None)
     if inv is None:
@@ -122,8 +122,9 @@ def session(host, data, pairing, files, label, known):
     r = host.wait(lambda m: m.get("corrId") == "c2")
     check(f"{label}: /verify answers remoteCtrlConnected", r and resp_type(r) == "remoteCtrlConnected", r)
     connected = ctrl.wait(lambda m: m.get("event") == "connected")
-    check(f"{label}: the controller is connected, compression on", connected and connected.get("compression") is True,
-          connected)
+    check(f"{label}: the controller is connected, compression {'on' if compression else 'off'}",
+          connected and connected.get("compression") is compression, connected)
+    check(f"{label}: the host reports the same compression", r and r["resp"].get("compression") is compression, r)
 
     ctrl.send({"id": "s1", "send": "/v"})
     r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s1")
@@ -171,10 +172,11 @@ def main():
         host = Proc([host_binary, "--json", "--data", data, "--device-name", "e2e-host"])
         session(host, data, pairing, files, "first pairing", known=False)
         session(host, data, pairing, files, "second session", known=True)
+        session(host, data, pairing, files, "third session, no compression", known=True, compression=False)
         host.send({"corrId": "c9", "cmd": "/list remote ctrls"})
         r = host.wait(lambda m: m.get("corrId") == "c9")
         ctrls = r and r["resp"].get("remoteCtrls") or []
-        check("one stored pairing after two sessions", len(ctrls) == 1 and "sessionState" not in ctrls[0], r)
+        check("one stored pairing after three sessions", len(ctrls) == 1 and "sessionState" not in ctrls[0], r)
         host.close()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
