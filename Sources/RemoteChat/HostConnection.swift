@@ -27,6 +27,7 @@ public actor HostConnection {
     ) throws {
         let invitation = setup.invitation.invitation
         tcp = try TCPConnection.connect(to: try IPv4Endpoint(invitation.host, invitation.port), timeout: connectTimeout)
+        try tcp.enableKeepAlive()
         session = try HostSession(setup)
         self.handler = handler
         self.notify = notify

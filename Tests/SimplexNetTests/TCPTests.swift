@@ -8,6 +8,7 @@ final class TCPTests: XCTestCase {
         let listener = try TCPListener(address: "127.0.0.1")
         XCTAssertNotEqual(listener.endpoint.port, 0)
         let client = try TCPConnection.connect(to: listener.endpoint, timeout: 2)
+        try client.enableKeepAlive(idle: 30, interval: 15, probes: 4)
         let server = try XCTUnwrap(try listener.accept(timeout: 2))
         let payload = [UInt8](repeating: 7, count: 300_000)
         let writer = Thread { try? client.write(payload) }
