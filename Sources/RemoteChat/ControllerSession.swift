@@ -78,22 +78,8 @@ public final class ControllerSession {
 
     private enum ResponseStream {
         case body([UInt8])
-        case fileHeader(size: UInt32, digest: [UInt8], key: MessageKey, buffer: [UInt8])
-        case fileData(FileReceiver)
+        case file(AttachmentReceiver)
         case done
-    }
-
-    private final class FileReceiver {
-        let opener: SecretBoxStream
-        let digest: [UInt8]
-        var remaining: UInt64
-        var tag: [UInt8] = []
-        let hash = Digest.SHA512Stream()
-        init(opener: SecretBoxStream, digest: [UInt8], remaining: UInt64) {
-            self.opener = opener
-            self.digest = digest
-            self.remaining = remaining
-        }
     }
 
     public let invitation: SignedInvitation
@@ -291,7 +277,7 @@ public final class ControllerSession {
                 let response = try RemoteResponse(json: json)
                 let rest = Array(buffer[consumed...])
                 if case .file(let size, let digest) = response {
-                    responses[stream] = .fileHeader(size: size, digest: digest, key: fileKey, buffer: [])
+                    responses[stream] = .file(AttachmentReceiver(size: size, digest: digest, key: fileKey))
                     return [.fileStarted(stream: stream, fileSize: size)] + responseData(stream, rest)
                 }
                 responses[stream] = .done
@@ -301,36 +287,17 @@ public final class ControllerSession {
                 responses[stream] = .done
                 return [.failed(stream: stream, error)]
             }
-        case .fileHeader(let size, let digest, let key, var buffer)?:
-            buffer += data
-            guard buffer.count >= 5 else {
-                responses[stream] = .fileHeader(size: size, digest: digest, key: key, buffer: buffer)
-                return []
-            }
-            do { try Attachment.checkHeader(Array(buffer[0..<5]), fileSize: UInt64(size)) } catch {
+        case .file(let receiver)?:
+            switch receiver.feed(data) {
+            case .data(let plain):
+                return plain.isEmpty ? [] : [.fileData(stream: stream, bytes: plain)]
+            case .done(let plain):
+                responses[stream] = .done
+                return (plain.isEmpty ? [] : [.fileData(stream: stream, bytes: plain)]) + [.fileEnded(stream: stream)]
+            case .failed(let error):
                 responses[stream] = .done
                 return [.failed(stream: stream, error)]
             }
-            responses[stream] = .fileData(
-                FileReceiver(
-                    opener: SecretBoxStream(.open, key: key.key, nonce: key.nonce), digest: digest, remaining: UInt64(size)))
-            return responseData(stream, Array(buffer[5...]))
-        case .fileData(let r)?:
-            var out: [ControllerSessionEvent] = []
-            let n = Int(min(UInt64(data.count), r.remaining))
-            if n > 0 {
-                let plain = r.opener.update(Array(data[0..<n]))
-                r.hash.update(plain)
-                r.remaining -= UInt64(n)
-                out.append(.fileData(stream: stream, bytes: plain))
-            }
-            r.tag += data[n...]
-            guard r.remaining == 0, r.tag.count >= SecretBox.tagSize else { return out }
-            responses[stream] = .done
-            guard r.tag.count == SecretBox.tagSize else { return out + [.failed(stream: stream, .fileSize)] }
-            do { try r.opener.verify(tag: r.tag) } catch { return out + [.failed(stream: stream, .remoteControl(.decrypt))] }
-            guard constantTimeEqual(r.hash.finalize(), r.digest) else { return out + [.failed(stream: stream, .fileDigest)] }
-            return out + [.fileEnded(stream: stream)]
         case .done?, nil:
             return []
         }

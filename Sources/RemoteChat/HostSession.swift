@@ -87,22 +87,8 @@ public final class HostSession {
     /// One request being received: its body, then for `storeFile` the attachment.
     private enum RequestStream {
         case body([UInt8])
-        case fileHeader(name: String, size: UInt32, digest: [UInt8], key: MessageKey, buffer: [UInt8])
-        case fileData(FileReceiver)
+        case file(AttachmentReceiver)
         case answered
-    }
-
-    private final class FileReceiver {
-        var opener: SecretBoxStream
-        let digest: [UInt8]
-        var remaining: UInt64
-        var tag: [UInt8] = []
-        let hash = Digest.SHA512Stream()
-        init(opener: SecretBoxStream, digest: [UInt8], remaining: UInt64) {
-            self.opener = opener
-            self.digest = digest
-            self.remaining = remaining
-        }
     }
 
     private let setup: HostSessionSetup
@@ -282,7 +268,7 @@ public final class HostSession {
                 out += try requestData(e, stream, data)
             case .endStream(let stream):
                 switch e.streams[stream] {
-                case .body?, .fileHeader?, .fileData?:
+                case .body?, .file?:
                     out += try refuse(e, stream, .invalidBody("request ended early"))
                 default: break
                 }
@@ -314,41 +300,22 @@ public final class HostSession {
             } catch { return try refuse(e, stream, error) }
             let rest = Array(buffer[opened.consumed...])
             if case .storeFile(let name, let size, let digest) = command {
-                e.streams[stream] = .fileHeader(name: name, size: size, digest: digest, key: opened.fileKey, buffer: [])
+                e.streams[stream] = .file(AttachmentReceiver(size: size, digest: digest, key: opened.fileKey))
                 return [.fileStarted(stream: stream, fileName: name, fileSize: size)] + (try requestData(e, stream, rest))
             }
             guard rest.isEmpty else { return try refuse(e, stream, .invalidBody("unexpected bytes after the command")) }
             e.streams[stream] = .answered
             return [.command(stream: stream, command)]
-        case .fileHeader(let name, let size, let digest, let key, var buffer)?:
-            buffer += data
-            guard buffer.count >= 5 else {
-                e.streams[stream] = .fileHeader(name: name, size: size, digest: digest, key: key, buffer: buffer)
-                return []
-            }
-            do { try Attachment.checkHeader(Array(buffer[0..<5]), fileSize: UInt64(size)) } catch {
+        case .file(let receiver)?:
+            switch receiver.feed(data) {
+            case .data(let plain):
+                return plain.isEmpty ? [] : [.fileData(stream: stream, bytes: plain)]
+            case .done(let plain):
+                e.streams[stream] = .answered
+                return (plain.isEmpty ? [] : [.fileData(stream: stream, bytes: plain)]) + [.fileEnded(stream: stream)]
+            case .failed(let error):
                 return try refuse(e, stream, error)
             }
-            let receiver = FileReceiver(
-                opener: SecretBoxStream(.open, key: key.key, nonce: key.nonce), digest: digest, remaining: UInt64(size))
-            e.streams[stream] = .fileData(receiver)
-            return try requestData(e, stream, Array(buffer[5...]))
-        case .fileData(let r)?:
-            var out: [HostSessionEvent] = []
-            let n = Int(min(UInt64(data.count), r.remaining))
-            if n > 0 {
-                let plain = r.opener.update(Array(data[0..<n]))
-                r.hash.update(plain)
-                r.remaining -= UInt64(n)
-                out.append(.fileData(stream: stream, bytes: plain))
-            }
-            r.tag += data[n...]
-            guard r.remaining == 0, r.tag.count >= SecretBox.tagSize else { return out }
-            guard r.tag.count == SecretBox.tagSize else { return out + (try refuse(e, stream, .fileSize)) }
-            do { try r.opener.verify(tag: r.tag) } catch { return out + (try refuse(e, stream, .remoteControl(.decrypt))) }
-            guard constantTimeEqual(r.hash.finalize(), r.digest) else { return out + (try refuse(e, stream, .fileDigest)) }
-            e.streams[stream] = .answered
-            return out + [.fileEnded(stream: stream)]
         case .answered?, nil:
             return []
         }
