@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
-            swiftSettings: strictSwift),
+            resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
