@@ -1,0 +1,9 @@
+DROP TABLE app_settings;
+DROP INDEX idx_note_folders_user_id;
+DROP TABLE note_folders;
+DROP INDEX idx_contacts_contact_profile_id;
+DROP INDEX idx_contacts_user_id;
+DROP TABLE contacts;
+DROP TABLE users;
+DROP INDEX idx_contact_profiles_user_id;
+DROP TABLE contact_profiles;

@@ -1,0 +1,141 @@
+internal import SimplexEncoding
+
+/// A JSON value as the core writes it (chat-api.md §2): compact, strings escaped as aeson escapes them, and objects
+/// in the order their fields were added, which is the Haskell record order of the official core's instances.
+/// Values taken from a client verbatim (`J.Object` in the core) keep aeson's key order: sorted.
+public indirect enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    /// A number that is not an Int64 integer, as its JSON text.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONField])
+
+    /// The compact text.
+    public var rendered: String {
+        var out = ""
+        render(into: &out)
+        return out
+    }
+
+    private func render(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .integer(let n): out += String(n)
+        case .number(let text): out += text
+        case .string(let s): out += CanonicalJSON.quoted(s)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.render(into: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (i, field) in fields.enumerated() {
+                if i > 0 { out += "," }
+                out += CanonicalJSON.quoted(field.key)
+                out += ":"
+                field.value.render(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// The value of `key` when this is an object.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.key == key }?.value
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    public var integerValue: Int64? {
+        if case .integer(let n) = self { return n }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+
+    /// The object's keys in order (empty for other values).
+    public var keys: [String] {
+        guard case .object(let fields) = self else { return [] }
+        return fields.map(\.key)
+    }
+}
+
+/// One member of a JSON object.
+public struct JSONField: Hashable, Sendable {
+    public let key: String
+    public let value: JSONValue
+
+    public init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension JSONValue {
+    /// A record (`defaultJSON`, chat-api.md §2.3): absent optional fields (`nil`) are omitted.
+    static func record(_ pairs: KeyValuePairs<String, JSONValue?>) -> JSONValue {
+        .object(pairs.compactMap { key, value in value.map { JSONField(key, $0) } })
+    }
+
+    /// A constructor of a tagged sum type (`taggedObjectJSON`, chat-api.md §2.2): `{"type": tag, fields…}`.
+    static func tagged(_ tag: String, _ pairs: KeyValuePairs<String, JSONValue?> = [:]) -> JSONValue {
+        .object([JSONField("type", .string(tag))] + pairs.compactMap { key, value in value.map { JSONField(key, $0) } })
+    }
+
+    /// A value a client sent, re-encoded as aeson encodes a `J.Object`: keys sorted.
+    init(_ value: CanonicalJSON) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .integer(let n): self = .integer(n)
+        case .number(let text): self = .number(text)
+        case .string(let s): self = .string(s)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let fields):
+            let keys = fields.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            self = .object(keys.compactMap { key in fields[key].map { JSONField(key, JSONValue($0)) } })
+        }
+    }
+
+    static func list<T: JSONEncodable>(_ items: [T]) -> JSONValue { .array(items.map(\.json)) }
+}
+
+/// A value with the core's JSON encoding.
+public protocol JSONEncodable {
+    var json: JSONValue { get }
+}
+
+extension String {
+    var json: JSONValue { .string(self) }
+}
+
+extension Int64 {
+    var json: JSONValue { .integer(self) }
+}
+
+extension Int {
+    var json: JSONValue { .integer(Int64(self)) }
+}
+
+extension Bool {
+    var json: JSONValue { .bool(self) }
+}

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A `UTCTime` of the core's JSON (chat-api.md §2.4): ISO-8601 in UTC with `Z`, fractional seconds with trailing zeros
+/// dropped (and no point when they are all zero), e.g. `2025-06-01T09:30:12.123456Z`, `2025-06-01T09:30:12Z`.
+/// Stored in the database in the same text form.
+public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public let seconds: Int64
+    /// 0 ..< 1_000_000_000.
+    public let nanoseconds: Int32
+
+    public init(seconds: Int64, nanoseconds: Int32 = 0) {
+        let carry = Int64(nanoseconds) / 1_000_000_000
+        var s = seconds + carry
+        var ns = Int64(nanoseconds) % 1_000_000_000
+        if ns < 0 {
+            ns += 1_000_000_000
+            s -= 1
+        }
+        self.seconds = s
+        self.nanoseconds = Int32(ns)
+    }
+
+    /// The system clock, to the nanosecond.
+    public static func now() -> UTCTime {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UTCTime(seconds: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
+    }
+
+    public func adding(seconds delta: Int64) -> UTCTime { UTCTime(seconds: seconds + delta, nanoseconds: nanoseconds) }
+
+    public static func < (a: UTCTime, b: UTCTime) -> Bool {
+        (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+    }
+
+    public var description: String { iso8601 }
+
+    public var json: JSONValue { .string(iso8601) }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+    public var iso8601: String {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let secondOfDay = seconds - days * 86400
+        let (y, m, d) = Self.civil(fromDays: days)
+        var out = Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) + "T"
+        out += Self.pad(secondOfDay / 3600, 2) + ":" + Self.pad(secondOfDay / 60 % 60, 2) + ":" + Self.pad(secondOfDay % 60, 2)
+        if nanoseconds > 0 {
+            var fraction = Self.pad(Int64(nanoseconds), 9)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            out += "." + fraction
+        }
+        return out + "Z"
+    }
+
+    /// Parses ISO-8601 as clients send it: `YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]` then `Z`, `±HH:MM`, `±HHMM` or nothing
+    /// (UTC). Returns nil for anything else.
+    public init?(iso8601 text: String) {
+        var cursor = Substring(text).utf8[...]
+        func digits(_ n: Int) -> Int64? {
+            guard cursor.count >= n else { return nil }
+            var v: Int64 = 0
+            for _ in 0..<n {
+                let c = cursor.removeFirst()
+                guard (48...57).contains(c) else { return nil }
+                v = v * 10 + Int64(c - 48)
+            }
+            return v
+        }
+        func take(_ c: UInt8) -> Bool {
+            guard cursor.first == c else { return false }
+            cursor.removeFirst()
+            return true
+        }
+        guard let y = digits(4), take(45), let mo = digits(2), take(45), let d = digits(2) else { return nil }
+        guard take(84) || take(32) || take(116), let h = digits(2), take(58), let mi = digits(2) else { return nil }
+        var s: Int64 = 0
+        var ns: Int64 = 0
+        if take(58) {
+            guard let sec = digits(2) else { return nil }
+            s = sec
+            if take(46) {
+                var scale: Int64 = 100_000_000
+                var count = 0
+                while let c = cursor.first, (48...57).contains(c) {
+                    cursor.removeFirst()
+                    ns += Int64(c - 48) * scale
+                    scale /= 10
+                    count += 1
+                }
+                guard count > 0 else { return nil }
+            }
+        }
+        var offset: Int64 = 0
+        if take(90) || take(122) {
+        } else if let sign = cursor.first, sign == 43 || sign == 45 {
+            cursor.removeFirst()
+            guard let oh = digits(2) else { return nil }
+            _ = take(58)
+            guard let om = digits(2) else { return nil }
+            offset = (sign == 43 ? 1 : -1) * (oh * 3600 + om * 60)
+        }
+        guard cursor.isEmpty, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        let days = Self.days(fromCivil: y, mo, d)
+        self.init(seconds: days * 86400 + h * 3600 + mi * 60 + s - offset, nanoseconds: Int32(ns))
+    }
+
+    private static func pad(_ n: Int64, _ width: Int) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+
+    /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    private static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

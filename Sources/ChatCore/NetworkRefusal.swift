@@ -1,0 +1,45 @@
+public import ChatModel
+
+/// The commands that need a network peer to act — contacts and their links, addresses, group invitations and links,
+/// files over relays, calls, push tokens, queue rotation, ratchet sync, service requests and directory search, server
+/// tests. The embedded core has no network yet, so each returns one error, the refusal below, and never a pretended
+/// success. This list alone decides which commands are refused; NetworkRefusalTests walks every command against it.
+public enum NetworkRefusal {
+    public static let commands: Set<CommandName> = [
+        // §4.4 contacts and connections
+        .apiAddContact, .apiConnect, .apiConnectPlan, .apiConnectPreparedContact, .apiConnectPreparedGroup,
+        .apiConnectContactViaAddress, .apiAcceptContact, .connect, .apiAcceptMemberContact, .apiChangeConnectionUser,
+        .apiContactQueueInfo, .apiGroupMemberQueueInfo,
+        // §4.5 group invitations, links and relays
+        .apiNewPublicGroup, .apiAddMember, .apiJoinGroup, .apiCreateGroupLink, .apiAddGroupShortLink,
+        .apiCreateMemberContact, .apiSendMemberContactInvitation, .apiAddGroupRelays, .apiAllowRelayGroup,
+        .apiGetUpdatedGroupLinkData, .apiVerifyGroupDomain,
+        // §4.7 files over relays
+        .receiveFile, .apiUploadStandaloneFile, .apiDownloadStandaloneFile,
+        // §4.8 calls
+        .apiSendCallInvitation, .apiRejectCall, .apiSendCallOffer, .apiSendCallAnswer, .apiSendCallExtraInfo, .apiEndCall,
+        .apiCallStatus,
+        // §4.9 push tokens and notification servers
+        .apiGetNtfToken, .apiRegisterToken, .apiVerifyToken, .apiCheckToken, .apiDeleteToken, .apiGetNtfConns,
+        .apiGetConnNtfMessages,
+        // §4.12 server tests
+        .apiTestProtoServer, .apiTestChatRelay,
+        // §4.16 addresses
+        .apiCreateMyAddress, .apiAddMyAddressShortLink, .apiSetProfileAddress, .apiSetAddressSettings,
+        // §4.17 queue rotation and ratchet sync
+        .apiSwitchContact, .apiSwitchGroupMember, .apiAbortSwitchContact, .apiAbortSwitchGroupMember,
+        .apiSyncContactRatchet, .apiSyncGroupMemberRatchet,
+        // §4.18 service requests (directory search)
+        .apiSendServiceRequest, .apiSendServiceResponse,
+    ]
+
+    /// The refusal: `commandError` naming the command.
+    public static func error(_ name: CommandName) -> ChatError {
+        .error(.commandError("\(name.rawValue) needs a network peer, and the embedded core has no network yet"))
+    }
+
+    /// The answer to a command the embedded core does not serve yet (distinct from the refusal).
+    public static func notServed(_ name: CommandName) -> ChatError {
+        .error(.commandError("not served by the embedded core yet: \(name.rawValue)"))
+    }
+}

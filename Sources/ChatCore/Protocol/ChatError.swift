@@ -1,0 +1,104 @@
+internal import ChatModel
+internal import ChatStore
+
+/// A `ChatError` (chat-api.md §8.1): the value of `error` in an envelope. The embedded core raises chat-level and store
+/// errors; it has no agent, remote session or encrypted database yet, so the other kinds exist only as tags.
+public enum ChatError: Error, Hashable, Sendable {
+    /// `{"type":"error","errorType":…}`.
+    case error(ChatErrorType)
+    /// `{"type":"errorStore","storeError":…}`.
+    case errorStore(StoreError)
+
+    public var kind: ChatErrorKind {
+        switch self {
+        case .error: .error
+        case .errorStore: .errorStore
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .error(let e): .tagged(ChatErrorKind.error.rawValue, ["errorType": e.json])
+        case .errorStore(let e): .tagged(ChatErrorKind.errorStore.rawValue, ["storeError": e.json])
+        }
+    }
+
+    /// A SQLite failure inside a store operation, as the core's `withStore` reports it.
+    static func database(_ e: SQLiteError) -> ChatError {
+        // SQLITE_BUSY (5) and SQLITE_LOCKED (6) are the busy case; everything else is an exception.
+        let primary = e.code & 0xff
+        return .errorStore(primary == 5 || primary == 6 ? .dBBusyError(e.description) : .dBException(e.description))
+    }
+}
+
+/// `ChatErrorType` (chat-api.md §8.2): a tag from `ChatErrorTag` and its fields, built by the constructors below.
+public struct ChatErrorType: Hashable, Sendable {
+    public let tag: ChatErrorTag
+    public let fields: [JSONField]
+
+    init(_ tag: ChatErrorTag, _ fields: KeyValuePairs<String, JSONValue?> = [:]) {
+        self.tag = tag
+        self.fields = fields.compactMap { key, value in value.map { JSONField(key, $0) } }
+    }
+
+    public var json: JSONValue { .object([JSONField("type", .string(tag.rawValue))] + fields) }
+
+    /// The `message` field of `commandError`, `exception` and the like.
+    public var message: String? { fields.first { $0.key == "message" }?.value.stringValue }
+
+    static let noActiveUser = ChatErrorType(.noActiveUser)
+    static let userUnknown = ChatErrorType(.userUnknown)
+    static let chatRelayExists = ChatErrorType(.chatRelayExists)
+    static let chatNotStarted = ChatErrorType(.chatNotStarted)
+    static let chatNotStopped = ChatErrorType(.chatNotStopped)
+    static let chatStoreChanged = ChatErrorType(.chatStoreChanged)
+
+    static func userExists(contactName: String) -> ChatErrorType {
+        ChatErrorType(.userExists, ["contactName": .string(contactName)])
+    }
+    static func differentActiveUser(commandUserId: Int64, activeUserId: Int64) -> ChatErrorType {
+        ChatErrorType(.differentActiveUser, ["commandUserId": .integer(commandUserId), "activeUserId": .integer(activeUserId)])
+    }
+    static func cantDeleteActiveUser(userId: Int64) -> ChatErrorType {
+        ChatErrorType(.cantDeleteActiveUser, ["userId": .integer(userId)])
+    }
+    static func cantHideLastUser(userId: Int64) -> ChatErrorType {
+        ChatErrorType(.cantHideLastUser, ["userId": .integer(userId)])
+    }
+    static func hiddenUserAlwaysMuted(userId: Int64) -> ChatErrorType {
+        ChatErrorType(.hiddenUserAlwaysMuted, ["userId": .integer(userId)])
+    }
+    static func emptyUserPassword(userId: Int64) -> ChatErrorType {
+        ChatErrorType(.emptyUserPassword, ["userId": .integer(userId)])
+    }
+    static func userAlreadyHidden(userId: Int64) -> ChatErrorType {
+        ChatErrorType(.userAlreadyHidden, ["userId": .integer(userId)])
+    }
+    static func userNotHidden(userId: Int64) -> ChatErrorType { ChatErrorType(.userNotHidden, ["userId": .integer(userId)]) }
+    static func invalidDisplayName(displayName: String, validName: String) -> ChatErrorType {
+        ChatErrorType(.invalidDisplayName, ["displayName": .string(displayName), "validName": .string(validName)])
+    }
+    static func commandError(_ message: String) -> ChatErrorType { ChatErrorType(.commandError, ["message": .string(message)]) }
+    static func internalError(_ message: String) -> ChatErrorType { ChatErrorType(.internalError, ["message": .string(message)]) }
+    static func exception(_ message: String) -> ChatErrorType { ChatErrorType(.exception, ["message": .string(message)]) }
+}
+
+/// `StoreError` (chat-api.md §8.3): a tag from `StoreErrorTag` and its fields.
+public struct StoreError: Hashable, Sendable {
+    public let tag: StoreErrorTag
+    public let fields: [JSONField]
+
+    init(_ tag: StoreErrorTag, _ fields: KeyValuePairs<String, JSONValue?> = [:]) {
+        self.tag = tag
+        self.fields = fields.compactMap { key, value in value.map { JSONField(key, $0) } }
+    }
+
+    public var json: JSONValue { .object([JSONField("type", .string(tag.rawValue))] + fields) }
+
+    static let duplicateName = StoreError(.duplicateName)
+    static let userContactLinkNotFound = StoreError(.userContactLinkNotFound)
+    static func userNotFound(userId: Int64) -> StoreError { StoreError(.userNotFound, ["userId": .integer(userId)]) }
+    static func dBException(_ message: String) -> StoreError { StoreError(.dBException, ["message": .string(message)]) }
+    static func dBBusyError(_ message: String) -> StoreError { StoreError(.dBBusyError, ["message": .string(message)]) }
+    static func internalError(_ message: String) -> StoreError { StoreError(.internalError, ["message": .string(message)]) }
+}

@@ -1,0 +1,22 @@
+/// An asynchronous event (chat-api.md §6): the value of `result` in an item read with `chat_recv_msg_wait`. The cases
+/// are the events the embedded core produces so far.
+public enum ChatEvent: Hashable, Sendable {
+    /// The agent finished suspending after `/_app suspend` (§6.6).
+    case chatSuspended
+    /// A user's agent-side records are gone after `/_delete user` (§6.6).
+    case agentUserDeleted(agentUserId: Int64)
+
+    public var type: String {
+        switch self {
+        case .chatSuspended: "chatSuspended"
+        case .agentUserDeleted: "agentUserDeleted"
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .chatSuspended: .tagged(type)
+        case .agentUserDeleted(let id): .tagged(type, ["agentUserId": .integer(id)])
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ChatCore
+import SimplexEncoding
+import XCTest
+
+/// The JSON conventions of chat-api.md §2 and the envelopes of §1.2.
+final class JSONEncodingTests: XCTestCase {
+    func testUTCTimeFormat() {
+        XCTAssertEqual(UTCTime(seconds: 1_748_770_212, nanoseconds: 123_456_000).iso8601, "2025-06-01T09:30:12.123456Z")
+        XCTAssertEqual(UTCTime(seconds: 1_748_770_212).iso8601, "2025-06-01T09:30:12Z")
+        XCTAssertEqual(UTCTime(seconds: 1_748_770_212, nanoseconds: 500_000_000).iso8601, "2025-06-01T09:30:12.5Z")
+        XCTAssertEqual(UTCTime(seconds: 0, nanoseconds: 1).iso8601, "1970-01-01T00:00:00.000000001Z")
+        XCTAssertEqual(UTCTime(seconds: 951_782_400).iso8601, "2000-02-29T00:00:00Z")
+        XCTAssertEqual(UTCTime(seconds: -1).iso8601, "1969-12-31T23:59:59Z")
+    }
+
+    func testUTCTimeParsing() {
+        for text in ["2025-06-01T09:30:12.123456Z", "2025-06-01T09:30:12Z", "2000-02-29T00:00:00Z", "2025-06-01T09:30:12.5Z"] {
+            XCTAssertEqual(UTCTime(iso8601: text)?.iso8601, text)
+        }
+        XCTAssertEqual(UTCTime(iso8601: "2025-06-01T11:30:12+02:00")?.iso8601, "2025-06-01T09:30:12Z")
+        XCTAssertEqual(UTCTime(iso8601: "2025-06-01 09:30:12")?.iso8601, "2025-06-01T09:30:12Z")
+        for bad in ["", "2025-06-01", "2025-13-01T00:00:00Z", "2025-06-01T09:30:12.Z", "2025-06-01T09:30:12Zx"] {
+            XCTAssertNil(UTCTime(iso8601: bad), bad)
+        }
+    }
+
+    func testRecordsKeepFieldOrderAndOmitAbsentOptionals() {
+        var profile = Profile(displayName: "alice", fullName: "Alice \"A\"\n")
+        profile.image = "data:image/png;base64,AA=="
+        XCTAssertEqual(
+            profile.json.rendered, #"{"displayName":"alice","fullName":"Alice \"A\"\n","image":"data:image/png;base64,AA=="}"#)
+        XCTAssertEqual(
+            ChatStats.none.json.rendered,
+            #"{"unreadCount":0,"unreadMentions":0,"reportsCount":0,"minUnreadItemId":0,"unreadChat":false}"#)
+    }
+
+    func testTaggedObjectsAndEnvelopes() {
+        XCTAssertEqual(EnvelopeJSON(.success(.chatStarted)).text, #"{"result":{"type":"chatStarted"}}"#)
+        XCTAssertEqual(EnvelopeJSON(.success(.cmdOk(user: nil))).text, #"{"result":{"type":"cmdOk"}}"#)
+        XCTAssertEqual(ChatEvent.chatSuspended.json.rendered, #"{"type":"chatSuspended"}"#)
+        XCTAssertEqual(
+            EnvelopeJSON(.failure(NetworkRefusal.notServed(.apiGetChat))).text,
+            #"{"error":{"type":"error","errorType":{"type":"commandError","message":"not served by the embedded core yet: apiGetChat"}}}"#
+        )
+    }
+
+    func testClientObjectsKeepAesonKeyOrder() throws {
+        let value = JSONValue.object([JSONField("z", .integer(1)), JSONField("a", .string("é\u{1}"))])
+        XCTAssertEqual(value.rendered, "{\"z\":1,\"a\":\"é\\u0001\"}")
+        XCTAssertEqual(value["a"]?.stringValue, "é\u{1}")
+        XCTAssertEqual(value.keys, ["z", "a"])
+    }
+
+    func testInt64IdsAreJSONNumbers() {
+        XCTAssertEqual(JSONValue.integer(Int64.max).rendered, "9223372036854775807")
+    }
+}

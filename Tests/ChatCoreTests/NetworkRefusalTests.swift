@@ -1,0 +1,57 @@
+import ChatCore
+import ChatModel
+import SimplexEncoding
+import XCTest
+
+/// The network refusal (issue: "a test fails if a command outside that list returns the refusal or a command in it
+/// returns anything else"), walked over every command of the catalog.
+final class NetworkRefusalTests: XCTestCase {
+    private func isRefusal(_ outcome: Result<ChatResponse, ChatError>, _ name: CommandName) -> Bool {
+        guard case .failure(let e) = outcome else { return false }
+        return e == NetworkRefusal.error(name)
+    }
+
+    func testEveryCommandIsRefusedExactlyWhenListed() async throws {
+        // Both with no user and with a started chat, so that preconditions cannot hide a refusal or fake one.
+        for started in [false, true] {
+            let h = try EngineHarness()
+            if started { await h.startWithUser() }
+            var refused: Set<CommandName> = []
+            for name in CommandName.allCases {
+                guard let command = sampleCommand(name) else { continue }
+                let outcome = await h.engine.execute(command)
+                if isRefusal(outcome, name) { refused.insert(name) }
+                if NetworkRefusal.commands.contains(name) {
+                    XCTAssertTrue(isRefusal(outcome, name), "\(name.rawValue) is listed but answered \(outcome)")
+                }
+            }
+            XCTAssertEqual(refused, NetworkRefusal.commands, "started: \(started)")
+        }
+    }
+
+    func testTheRefusalNamesTheCommandAndDiffersFromNotServed() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        let e = await h.chatError("/_connect 1", "commandError")
+        let message = try XCTUnwrap(e["message"]?.stringValue)
+        XCTAssertTrue(message.contains("apiAddContact"), message)
+        XCTAssertTrue(message.contains("no network yet"), message)
+        await h.expect(
+            "/_connect plan 1 https://simplex.chat/contact#/?v=2",
+            #"{"error":{"type":"error","errorType":{"type":"commandError","message":"apiConnectPlan needs a network peer, and the embedded core has no network yet"}}}"#
+        )
+        let notServed = await h.chatError("/_get chat @1 count=10", "commandError")
+        XCTAssertEqual(notServed["message"]?.stringValue, "not served by the embedded core yet: apiGetChat")
+    }
+
+    func testListedCommandsNeedTheNetwork() {
+        // Every listed command is one the catalog marks as waiting for servers, or one that needs a peer to act.
+        let local: Set<CommandName> = [
+            .apiGetNtfToken, .apiGetNtfConns, .receiveFile, .apiRejectCall, .apiCallStatus, .apiSendCallOffer,
+            .apiSendCallAnswer, .apiSendCallExtraInfo, .apiEndCall, .apiSendCallInvitation,
+        ]
+        for name in NetworkRefusal.commands where name.row.network == .no {
+            XCTAssertTrue(local.contains(name), "\(name.rawValue) is local in the catalog but refused")
+        }
+    }
+}
