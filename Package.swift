@@ -93,7 +93,8 @@ let package = Package(
 
         // MARK: L5
         .executableTarget(
-            name: "simplex-host", dependencies: ["SimplexHost", "ChatStore", "SimplexEncoding"], swiftSettings: strictSwift),
+            name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding"],
+            swiftSettings: strictSwift),
 
         // MARK: Tools
         .executableTarget(

@@ -1,3 +1,5 @@
+internal import SimplexEncoding
+
 /// What the host needs from a chat core (the embedded one, or a libsimplex loaded at run time): command lines in,
 /// FFI envelopes out (chat-api.md §1.2–1.3).
 public protocol ChatBackend: Sendable {
@@ -5,4 +7,18 @@ public protocol ChatBackend: Sendable {
     func execute(_ line: String) async -> [UInt8]
     /// The next event envelope, or nil when `waitMicroseconds` passed.
     func nextEvent(waitMicroseconds: Int64) async -> [UInt8]?
+}
+
+extension ChatBackend {
+    /// The host's remote-control commands (all but `/set device name`) need an active user and a started chat
+    /// (xrcp.md §14). Returns the core's error envelope when either is missing.
+    func remoteControlPrecondition() async -> [UInt8]? {
+        let user = await execute("/user")
+        if user.starts(with: Array(#"{"error""#.utf8)) { return user }
+        let running = await execute("/_check running")
+        guard let json = try? CanonicalJSON.parse(running), json["result"]?["type"]?.stringValue == "chatRunning" else {
+            return Envelope.error(.error(type: "chatNotStarted"))
+        }
+        return nil
+    }
 }

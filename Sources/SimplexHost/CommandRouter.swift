@@ -21,6 +21,7 @@ public struct CommandRouter: Sendable {
             }
             return await backend.execute(line)
         }
+        if command.name != .setLocalDeviceName, let refusal = await backend.remoteControlPrecondition() { return refusal }
         do {
             return Envelope.result(try await remoteControlCommand(command))
         } catch {

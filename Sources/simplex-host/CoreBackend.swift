@@ -1,18 +1,19 @@
-import SimplexEncoding
+import ChatCore
+import ChatStore
 import SimplexHost
 
-/// The core this build runs on.
+/// The core this build runs on: the embedded one (a libsimplex loaded at run time comes with the C ABI).
 enum CoreBackend {
-    static func make(prefix: String) throws -> any ChatBackend { UnavailableCore() }
+    static func make(prefix: String) throws -> any ChatBackend {
+        EmbeddedCore(engine: try ChatEngine(prefix: prefix, confirmation: .yesUp))
+    }
 }
 
-/// Until the embedded core is linked in: every command gets the same clear error, and there are no events.
-struct UnavailableCore: ChatBackend {
-    func execute(_ line: String) async -> [UInt8] {
-        Envelope.error(.commandError("the embedded chat core is not part of this build yet"))
-    }
-    func nextEvent(waitMicroseconds: Int64) async -> [UInt8]? {
-        try? await Task.sleep(nanoseconds: UInt64(waitMicroseconds) * 1000)
-        return nil
-    }
+/// The embedded chat core as a backend.
+struct EmbeddedCore: ChatBackend {
+    let engine: ChatEngine
+
+    func execute(_ line: String) async -> [UInt8] { await engine.execute(line).bytes }
+
+    func nextEvent(waitMicroseconds: Int64) async -> [UInt8]? { await engine.nextEvent(waitMicroseconds: waitMicroseconds) }
 }

@@ -7,7 +7,7 @@ usage: host_refusals.py PATH/TO/simplex-host
 import json, os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_with_python_controller import CONTROLLER, PY, Proc, check, resp_type  # noqa: E402
+from host_with_python_controller import CONTROLLER, PY, Proc, check, prepare, resp_type  # noqa: E402
 import host_with_python_controller as harness  # noqa: E402
 
 
@@ -36,6 +36,7 @@ def main():
     host_binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         host = Proc([host_binary, "--json", "--data", os.path.join(tmp, "host")])
+        prepare(host)
 
         # A legacy idsig (signature over standard base64): badInvitation, nothing stored.
         ctrl, inv = controller(os.path.join(tmp, "p1.json"), "legacy-idsig")

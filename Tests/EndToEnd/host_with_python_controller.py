@@ -97,6 +97,21 @@ def listening_ports(pid):
     return ports
 
 
+def prepare(host):
+    """The remote-control commands need an active user and a started chat, as on a phone."""
+    host.send({"corrId": "u", "cmd": "/connect remote ctrl xrcp:/x"})
+    r = host.wait(lambda m: m.get("corrId") == "u")
+    check("before a user exists: noActiveUser", r and "noActiveUser" in json.dumps(r), r)
+    host.send({"corrId": "u1", "cmd": "/create user host"})
+    host.wait(lambda m: m.get("corrId") == "u1")
+    host.send({"corrId": "u2", "cmd": "/list remote ctrls"})
+    r = host.wait(lambda m: m.get("corrId") == "u2")
+    check("before the chat is started: chatNotStarted", r and "chatNotStarted" in json.dumps(r), r)
+    host.send({"corrId": "u3", "cmd": "/_start"})
+    r = host.wait(lambda m: m.get("corrId") == "u3")
+    check("the chat starts", r and resp_type(r) == "chatStarted", r)
+
+
 def session(host, data, pairing, files, label, known, compression=True):
     ctrl = Proc([PY, CONTROLLER, "--pairing", pairing, "--device-name", "Test Desktop", "--listen", "127.0.0.1",
                  "--timeout", "30", "--compression", "on" if compression else "off"])
@@ -129,7 +144,17 @@ def session(host, data, pairing, files, label, known, compression=True):
     ctrl.send({"id": "s1", "send": "/v"})
     r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s1")
     check(f"{label}: a command reaches the core through the session",
-          r and r["json"].get("type") == "chatResponse", r)
+          r and r["json"].get("chatResponse", {}).get("result", {}).get("type") == "versionInfo", r)
+    # SimpleX Desktop's first commands after connecting, each answered as the real core answers it.
+    expected = [("/u", "result", "activeUser"), ("/users", "result", "usersList"),
+                ("/_show_address 1", "error", "errorStore"), ("/_ttl 1", "result", "chatItemTTL"),
+                ("/_get chats 1 pcc=on", "result", "apiChats"), ("/_get tags 1", "result", "chatTags"),
+                ("/get subs total 1", "result", "agentSubsTotal")]
+    for i, (cmd, key, tag) in enumerate(expected):
+        ctrl.send({"id": f"d{i}", "send": cmd})
+        r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == f"d{i}")
+        got = r and r["json"].get("chatResponse", {}).get(key, {}).get("type")
+        check(f"{label}: Desktop's {cmd} answers {tag}", got == tag, r)
     ctrl.send({"id": "s2", "send": "/_start"})
     r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s2")
     msg = json.dumps(r)
@@ -170,6 +195,7 @@ def main():
         os.makedirs(files)
         pairing = os.path.join(tmp, "controller-pairing.json")
         host = Proc([host_binary, "--json", "--data", data, "--device-name", "e2e-host"])
+        prepare(host)
         session(host, data, pairing, files, "first pairing", known=False)
         session(host, data, pairing, files, "second session", known=True)
         session(host, data, pairing, files, "third session, no compression", known=True, compression=False)

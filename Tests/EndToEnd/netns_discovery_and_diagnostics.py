@@ -10,7 +10,7 @@ usage: netns_discovery_and_diagnostics.py PATH/TO/simplex-host
 import json, os, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_with_python_controller import CONTROLLER, PY, Proc, check, resp_type  # noqa: E402
+from host_with_python_controller import CONTROLLER, PY, Proc, check, prepare, resp_type  # noqa: E402
 import host_with_python_controller as harness  # noqa: E402
 
 TAG = f"sxh{os.getpid() % 100000}"
@@ -81,6 +81,7 @@ def main():
             pairing = os.path.join(tmp, "pairing.json")
             host = Proc(in_ns(H, [host_binary, "--json", "--data", os.path.join(tmp, "host"), "--connect-timeout", "2",
                                   "--discovery-timeout", "20"]))
+            prepare(host)
             # First pairing by invitation over the veth link.
             ctrl, inv = controller(pairing)
             r = pair(host, inv, "p")
