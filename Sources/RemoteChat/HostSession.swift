@@ -78,11 +78,18 @@ public final class HostSession {
         var crypto: RemoteCrypto
         let http2: HTTP2Connection
         var streams: [Int32: RequestStream] = [:]
+        /// Reported once the controller's HTTP/2 preface has been read whole, so that a controller whose stream is
+        /// broken right after its HELLO (an oversized block, say) never counts as paired.
+        var pendingAnnouncement: HostSessionEvent?
+        var bytesIntoHTTP2 = 0
         init(crypto: RemoteCrypto, http2: HTTP2Connection) {
             self.crypto = crypto
             self.http2 = http2
         }
     }
+
+    /// The HTTP/2 client connection preface (RFC 9113 §3.4) is 24 bytes.
+    private static let prefaceLength = 24
 
     /// One request being received: its body, then for `storeFile` the attachment.
     private enum RequestStream {
@@ -245,10 +252,9 @@ public final class HostSession {
             let http2: HTTP2Connection
             do { http2 = try HTTP2Connection(role: .server) } catch { throw fail(.http2(error)) }
             let e = Established(crypto: crypto, http2: http2)
+            e.pendingAnnouncement = .established(controller: controller, compression: compression)
             state = .established(e)
-            var out: [HostSessionEvent] = [.established(controller: controller, compression: compression)]
-            out += try feedHTTP2(e)
-            return out
+            return try feedHTTP2(e)
         case .established(let e):
             return try feedHTTP2(e)
         }
@@ -260,6 +266,11 @@ public final class HostSession {
         var out: [HostSessionEvent] = []
         let events: [HTTP2Event]
         do { events = try e.http2.receive(bytes) } catch { throw fail(.http2(error)) }
+        e.bytesIntoHTTP2 += bytes.count
+        if let announcement = e.pendingAnnouncement, e.bytesIntoHTTP2 >= Self.prefaceLength {
+            e.pendingAnnouncement = nil
+            out.append(announcement)
+        }
         for event in events {
             switch event {
             case .headers(let stream, _):

@@ -50,8 +50,9 @@ public actor HostRemoteControl {
         var compression = false
         /// `/verify` is in progress: it reports failures itself.
         var verifying = false
-        /// The connection ended (possibly while `/verify` was still storing the pairing).
+        /// The connection ended (possibly while `/verify` was still storing the pairing), and why.
         var ended = false
+        var endError: HostSessionError?
         init(invitation: VerifiedInvitation, known: RemoteControllerRecord?, setup: HostSessionSetup) {
             self.invitation = invitation
             self.known = known
@@ -166,7 +167,8 @@ public actor HostRemoteControl {
         }
         let ok = await waitEstablished(attempt)
         guard ok, case .pendingConfirmation? = session else {
-            let chatError = ChatError.remoteCtrl(.timeout)
+            let chatError =
+                attempt.endError.map(Self.chatError) ?? (attempt.ended ? .remoteCtrl(.inactive) : .remoteCtrl(.timeout))
             if case .pendingConfirmation? = session {
                 session = nil
                 await connection.stop()
@@ -360,6 +362,7 @@ public actor HostRemoteControl {
             attempt.established = nil
         case .ended(let error):
             attempt.ended = true
+            attempt.endError = error
             attempt.establishedState = false
             attempt.established?.resume(returning: false)
             attempt.established = nil

@@ -78,10 +78,11 @@ def main():
         host.send({"corrId": "e2", "cmd": "/verify remote ctrl " + ev["resp"]["sessionCode"]})
         r = host.wait(lambda m: m.get("corrId") == "e2")
         stop = host.wait(lambda m: resp_type(m) == "remoteCtrlStopped", timeout=5)
-        # The extra byte is the start of the HTTP/2 stream as far as the host can tell: the preface check fails,
-        # so the session ends right after it came up, as with the reference.
-        check("oversized controller HELLO: the session ends at the HTTP/2 preface",
-              r is not None and stop is not None and stop["resp"]["rcStopReason"]["type"] == "disconnected", (r, stop))
+        # The extra byte is the start of the HTTP/2 stream as far as the host can tell: the preface check fails
+        # before the session counts as up, so /verify fails and nothing is stored.
+        check("oversized controller HELLO: /verify fails", r is not None and resp_type(r) == "chatCmdError", r)
+        check("oversized controller HELLO: setupFailed", stop is not None and stop["resp"]["rcStopReason"]["type"] == "setupFailed", stop)
+        check("oversized controller HELLO: nothing stored", stored(host, "e4") == [], None)
         ctrl.close()
         host.send({"corrId": "e3", "cmd": "/stop remote ctrl"})
         host.wait(lambda m: m.get("corrId") == "e3")

@@ -49,8 +49,8 @@ def in_ns(ns, args):
     return ["ip", "netns", "exec", ns] + args
 
 
-def controller(pairing, *extra):
-    ctrl = Proc(in_ns(C, [PY, CONTROLLER, "--pairing", pairing, "--listen", "10.231.0.1", "--timeout", "20", *extra]))
+def controller(pairing, *extra, env=None):
+    ctrl = Proc(in_ns(C, [PY, CONTROLLER, "--pairing", pairing, "--listen", "10.231.0.1", "--timeout", "20", *extra]), env=env)
     return ctrl, ctrl.wait(lambda m: m.get("event") in ("invitation", "error"))
 
 
@@ -133,9 +133,22 @@ def main():
             check("VPN route: names the interface", stop and "wg-test0" in json.dumps(stop) and "VPN" in json.dumps(stop), stop)
             ctrl.send({"stop": True})
             ctrl.close()
+            # Clock skew: the controller's clock is 3 hours ahead, so its certificate is not valid yet for the host.
+            ctrl, inv = controller(os.path.join(tmp, "p5.json"), env=dict(os.environ, XRCP_PEER_CLOCK_SKEW_HOURS="3"))
+            stop = connection_failure(host, inv["uri"], "d4")
+            check("clock skew: says the clocks differ", stop and "hours ahead" in json.dumps(stop), stop)
+            ctrl.send({"stop": True})
+            ctrl.close()
+
+            # The CA does not match the invitation: identity.
+            ctrl, inv = controller(os.path.join(tmp, "p6.json"), "--tamper", "wrong-ca-in-invitation")
+            stop = connection_failure(host, inv["uri"], "d5")
+            check("CA mismatch: RCP identity", stop and '"identity"' in json.dumps(stop), stop)
+            ctrl.send({"stop": True})
+            ctrl.close()
             host.close()
             hints = host.p.stderr.read()
-            check("the command line prints a hint for each failure", hints.count("hint") + hints.count("could not connect") >= 3,
+            check("the command line prints a hint for each failure", hints.count("could not connect") + hints.count("certificate") >= 5,
                   hints)
     finally:
         teardown()

@@ -371,8 +371,14 @@ class RecvChain:
 # ---------------------------------------------------------------------------------------------------------------------
 # §3 certificates
 
+# Test hook: pretend this controller's clock is off by so many hours (certificates and invitation time alike), to
+# reproduce clock-skew faults on a host.
+CLOCK_SKEW_SECONDS = float(os.environ.get("XRCP_PEER_CLOCK_SKEW_HOURS", "0")) * 3600
+
+
 def _utc_now_seconds():
-    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    now = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=CLOCK_SKEW_SECONDS)
+    return now.replace(microsecond=0)
 
 
 def make_certificate(subject_cn: str, key_seed: bytes, issuer_name, signer_seed: bytes, hours_before: int):
@@ -1126,7 +1132,8 @@ class Controller:
         self.uri = render_invitation(ca_fp, address, port,
                                      controller_app_info(self.device_name, self.own_compression, self.app_min,
                                                          self.app_max),
-                                     int(time.time()) if ts is None else ts, self.skey_seed, self.pairing.id_seed,
+                                     int(time.time() + CLOCK_SKEW_SECONDS) if ts is None else ts, self.skey_seed,
+                                     self.pairing.id_seed,
                                      x25519_pub(self.dh_priv), legacy_idsig="legacy-idsig" in self.tamper)
         return self.uri
 
