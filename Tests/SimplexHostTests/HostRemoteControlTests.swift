@@ -203,6 +203,19 @@ final class HostRemoteControlTests: XCTestCase {
         XCTAssertEqual(v13, "box 2")
     }
 
+    /// A controller whose app is older than the 6.5.0.12 current hosts require is refused, carrying its version.
+    func testAnOldDesktopIsRefused() async throws {
+        let rc = service()
+        let peer = try LoopbackController()
+        var invitation = peer.controller.signed.invitation
+        let old = AppVersionRange(min: AppVersion([6, 3, 0]), max: AppVersion([6, 4, 5, 1]))
+        invitation.app = ControllerAppInfo(appVersionRange: old, deviceName: "Old Desktop").json
+        let uri = invitation.signed(sessionKey: peer.controller.sessionKey, identityKey: peer.controller.identity).uri
+        await assertChatError(.remoteCtrl(.badVersion(AppVersion([6, 4, 5, 1])))) { try await rc.connect(uri: uri) }
+        let listed = try await rc.list()
+        XCTAssertEqual(listed["remoteCtrls"], .array([]))
+    }
+
     func testConnectionRefusedSaysSo() async throws {
         let rc = service()
         let peer = try LoopbackController()
