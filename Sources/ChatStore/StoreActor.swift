@@ -2,7 +2,7 @@ public import SimplexCrypto
 
 /// Serial access to the chat store from concurrent code: every call runs on this actor, one at a time.
 public actor ChatStoreActor {
-    private let databases: ChatDatabases
+    let databases: ChatDatabases
 
     public init(_ databases: ChatDatabases) { self.databases = databases }
 
@@ -23,13 +23,23 @@ public actor ChatStoreActor {
         identityKey: Ed25519.PublicKey, dhKey: X25519.PrivateKey
     ) throws(PairingStoreError) -> RemoteControllerRecord {
         let store = RemoteControllerStore(databases.chat)
-        if let existing {
-            try store.recordSession(id: existing, deviceName: deviceName, dhKey: dhKey)
-            guard let record = try store.find(id: existing) else { throw .notFound(existing) }
-            return record
+        do throws(TransactionError<PairingStoreError>) {
+            return try databases.chat.transaction { () throws(PairingStoreError) -> RemoteControllerRecord in
+                guard let existing else {
+                    return try store.insert(
+                        deviceName: deviceName, authority: authority, controllerFingerprint: fingerprint,
+                        identityKey: identityKey,
+                        dhKey: dhKey)
+                }
+                try store.recordSession(id: existing, deviceName: deviceName, dhKey: dhKey)
+                guard let record = try store.find(id: existing) else { throw .notFound(existing) }
+                return record
+            }
+        } catch {
+            switch error {
+            case .sqlite(let e): throw .sql(e)
+            case .body(let e): throw e
+            }
         }
-        return try store.insert(
-            deviceName: deviceName, authority: authority, controllerFingerprint: fingerprint, identityKey: identityKey,
-            dhKey: dhKey)
     }
 }
