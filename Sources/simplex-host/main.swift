@@ -1,4 +1,5 @@
 // simplex-host: a Linux host for SimpleX Chat remote control. `simplex-host --help` for the options.
+import ChatCore
 import ChatStore
 import Foundation
 import SimplexEncoding
@@ -10,6 +11,9 @@ do {
 } catch Options.Failure.usage(let message) {
     if !message.isEmpty { FileHandle.standardError.write(Data("simplex-host: \(message)\n".utf8)) }
     print(Options.usage)
+    print(
+        "\nCommands refused by the embedded core (they need a network peer, which it does not have yet):\n"
+            + NetworkRefusal.commands.map(\.rawValue).sorted().joined(separator: " "))
     exit(message.isEmpty ? 0 : 2)
 }
 guard options.json else {
