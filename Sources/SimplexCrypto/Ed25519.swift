@@ -19,6 +19,12 @@ public enum Ed25519 {
                 rawRepresentation: KeyDER.strip(der, prefix: KeyDER.spkiPrefix(KeyDER.ed25519OID), what: "Ed25519 SPKI"))
         }
 
+        /// From a key OpenSSL made or checked: an Ed25519 private key's `EVP_PKEY` verifies as well.
+        init(validated raw: [UInt8], key: EVPKey) {
+            rawRepresentation = raw
+            self.key = key
+        }
+
         public var spki: [UInt8] { KeyDER.spkiPrefix(KeyDER.ed25519OID) + rawRepresentation }
 
         public func isValidSignature(_ signature: Signature, for message: [UInt8]) -> Bool {
@@ -44,8 +50,7 @@ public enum Ed25519 {
         /// A new random key.
         public init() {
             key = EVPKey.generate(EVP_PKEY_ED25519)
-            // A key OpenSSL just made always has a valid public half.
-            publicKey = try! PublicKey(rawRepresentation: key.rawPublicKey)
+            publicKey = PublicKey(validated: key.rawPublicKey, key: key)
         }
 
         /// From the 32-byte seed (RFC 8032's private key).

@@ -16,6 +16,8 @@ public enum X25519 {
         }
 
         public var spki: [UInt8] { KeyDER.spkiPrefix(KeyDER.x25519OID) + rawRepresentation }
+
+        init(validated raw: [UInt8]) { rawRepresentation = raw }
     }
 
     public struct PrivateKey: Sendable {
@@ -24,7 +26,7 @@ public enum X25519 {
 
         public init() {
             key = EVPKey.generate(EVP_PKEY_X25519)
-            publicKey = try! PublicKey(rawRepresentation: key.rawPublicKey)
+            publicKey = PublicKey(validated: key.rawPublicKey)
         }
 
         public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {

@@ -23,6 +23,15 @@ final class CertificateTests: XCTestCase {
         XCTAssertEqual(try Ed25519.PrivateKey(pkcs8: ca.key.pkcs8).publicKey, ca.key.publicKey)
     }
 
+    func testAGeneratedKeyVerifiesItsOwnSignatures() throws {
+        let key = Ed25519.PrivateKey()
+        let message = SecureRandom.bytes(100)
+        XCTAssertTrue(key.publicKey.isValidSignature(key.signature(for: message), for: message))
+        XCTAssertFalse(key.publicKey.isValidSignature(key.signature(for: message), for: message + [1]))
+        XCTAssertTrue(try Ed25519.PublicKey(spki: key.publicKey.spki).isValidSignature(key.signature(for: message), for: message))
+        XCTAssertEqual(try X25519.PublicKey(spki: X25519.PrivateKey().publicKey.spki).rawRepresentation.count, 32)
+    }
+
     func testMalformedDERIsATypedError() throws {
         let der = try CertificateAuthority.generate(now: 1_780_000_000, hoursBefore: 1).certificate.derRepresentation
         XCTAssertThrowsError(try Certificate(der: []))
