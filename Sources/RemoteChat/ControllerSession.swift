@@ -304,15 +304,11 @@ public final class ControllerSession {
     }
 
     private func flush(_ http2: HTTP2Connection) throws(ControllerSessionError) {
-        do {
-            let out = try http2.takeOutgoing()
-            if !out.isEmpty { try tls.send(out) }
-        } catch let e as HTTP2Error {
-            throw fail(.http2(e))
-        } catch let e as TLSError {
-            throw fail(.tls(e))
-        } catch {
-            throw fail(.xrcp(.internal("\(error)")))
+        do { try tls.send(framesOf: http2) } catch {
+            switch error {
+            case .http2(let e): throw fail(.http2(e))
+            case .tls(let e): throw fail(.tls(e))
+            }
         }
     }
 }

@@ -342,15 +342,11 @@ public final class HostSession {
     }
 
     private func flush(_ e: Established) throws(HostSessionError) {
-        do {
-            let out = try e.http2.takeOutgoing()
-            if !out.isEmpty { try tls.send(out) }
-        } catch let error as HTTP2Error {
-            throw fail(.http2(error))
-        } catch let error as TLSError {
-            throw fail(.tls(error))
-        } catch {
-            throw fail(.xrcp(.internal("\(error)")))
+        do { try tls.send(framesOf: e.http2) } catch {
+            switch error {
+            case .http2(let e): throw fail(.http2(e))
+            case .tls(let e): throw fail(.tls(e))
+            }
         }
     }
 }
