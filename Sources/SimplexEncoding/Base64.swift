@@ -1,14 +1,33 @@
 /// Base64 as SimpleX writes it: RFC 4648 with `=` padding, in the URL-safe alphabet (`b64u`, xrcp.md §1.1)
 /// or, for the legacy invitation signature only, the standard one.
 public enum Base64 {
+    fileprivate static let urlTable = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    fileprivate static let standardTable = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    fileprivate static let urlLookup = lookup(for: urlTable)
+    fileprivate static let standardLookup = lookup(for: standardTable)
+
+    private static func lookup(for table: [UInt8]) -> [UInt8] {
+        var lookup = [UInt8](repeating: 0xff, count: 256)
+        for (i, c) in table.enumerated() { lookup[Int(c)] = UInt8(i) }
+        return lookup
+    }
+
     public enum Alphabet: Sendable {
         case url
         case standard
 
         fileprivate var table: [UInt8] {
             switch self {
-            case .url: return Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-            case .standard: return Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+            case .url: return Base64.urlTable
+            case .standard: return Base64.standardTable
+            }
+        }
+
+        /// Character → 6-bit value, 0xff for characters outside the alphabet.
+        fileprivate var lookup: [UInt8] {
+            switch self {
+            case .url: return Base64.urlLookup
+            case .standard: return Base64.standardLookup
             }
         }
     }
@@ -53,8 +72,7 @@ public enum Base64 {
         if padding > 0 {
             guard padding <= 2, (chars.count + padding) % 4 == 0 else { throw .nonCanonical }
         }
-        var lookup = [UInt8](repeating: 0xff, count: 256)
-        for (i, c) in alphabet.table.enumerated() { lookup[Int(c)] = UInt8(i) }
+        let lookup = alphabet.lookup
         var out = [UInt8]()
         out.reserveCapacity(chars.count * 3 / 4)
         var acc: UInt32 = 0

@@ -114,21 +114,22 @@ public actor HostRemoteControl {
             receiver = try MulticastReceiver(
                 group: try IPv4Endpoint(multicast.group, multicast.port), interfaceAddress: multicast.interfaceAddress)
         } catch { throw .rcp(.exception("\(error)")) }
+        // Every known pairing's current DH key, then its previous one, in table order (xrcp.md §6.3).
+        var keys: [X25519.PrivateKey] = []
+        var owners: [RemoteControllerRecord] = []
+        for record in known {
+            keys.append(record.dhKey)
+            owners.append(record)
+            if let previous = record.previousDHKey {
+                keys.append(previous)
+                owners.append(record)
+            }
+        }
         let deadline = Date().addingTimeInterval(timeouts.discovery)
-        let task = Task.detached { [weak self] in
+        let task = Task.detached { [weak self, keys, owners] in
             while Date() < deadline, !Task.isCancelled {
                 guard let packet = try? receiver.receive(timeout: min(0.5, max(0.01, deadline.timeIntervalSinceNow))) else {
                     continue
-                }
-                var keys: [X25519.PrivateKey] = []
-                var owners: [RemoteControllerRecord] = []
-                for record in known {
-                    keys.append(record.dhKey)
-                    owners.append(record)
-                    if let previous = record.previousDHKey {
-                        keys.append(previous)
-                        owners.append(record)
-                    }
                 }
                 guard
                     let (invitation, index) = try? Announcement.open(
