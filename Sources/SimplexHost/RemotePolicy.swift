@@ -5,13 +5,11 @@ public import ChatModel
 public enum RemotePolicy {
     /// Commands a controller may never run on this host: lifecycle, folders, file encryption, database, network
     /// configuration, device name, and every remote-control command.
-    public static let neverForwarded: Set<CommandName> = [
+    public static let neverForwarded: Set<CommandName> = remoteControl.union([
         .startChat, .apiStopChat, .apiActivateChat, .apiSuspendChat, .apiSetAppFilePaths, .apiSetEncryptLocalFiles,
         .apiExportArchive, .apiImportArchive, .apiDeleteStorage, .apiStorageEncryption, .testStorageEncryption,
-        .apiSetNetworkConfig, .apiGetNetworkConfig, .setLocalDeviceName,
-        .connectRemoteCtrl, .findKnownRemoteCtrl, .confirmRemoteCtrl, .verifyRemoteCtrlSession, .listRemoteCtrls,
-        .stopRemoteCtrl, .deleteRemoteCtrl,
-    ]
+        .apiSetNetworkConfig, .apiGetNetworkConfig,
+    ])
 
     /// The host's own remote-control commands (xrcp.md §14), served by `HostRemoteControl`.
     public static let remoteControl: Set<CommandName> = [
