@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""End to end: the embedded core through the scripting mode (`simplex-host --json`), one scenario per section of
+the API (chat-api.md §4), in a real process. Every line the process writes, responses and events, is checked
+against the types of the official Python client (api_types.py); each step also checks the response's type and the
+fields the spec gives it.
+
+usage: core_scenarios.py PATH/TO/simplex-host
+Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
+"""
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import api_types
+
+passed, failed = 0, 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}")
+
+
+class Core:
+    """`simplex-host --json` on its own data folder; every output line is validated as it is read."""
+
+    def __init__(self, binary, data, schema):
+        self.schema = schema
+        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        self.events = []
+        self.type_errors = []
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line)
+
+    def _take(self, timeout):
+        line = self.lines.get(timeout=timeout)
+        message = json.loads(line)
+        resp = message.get("resp")
+        for problem in self.schema.check_message(resp):
+            self.type_errors.append(f"{(resp or {}).get('type')}: {problem}")
+        return message
+
+    def run(self, command, timeout=15):
+        """Sends one command; returns its response (events seen meanwhile go to `events`)."""
+        self.next_id += 1
+        corr = str(self.next_id)
+        self.p.stdin.write(json.dumps({"corrId": corr, "cmd": command}) + "\n")
+        self.p.stdin.flush()
+        deadline = time.time() + timeout
+        while True:
+            message = self._take(max(0.01, deadline - time.time()))
+            if message.get("corrId") == corr:
+                return message["resp"]
+            self.events.append(message["resp"])
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=15)
+        while not self.lines.empty():
+            message = json.loads(self.lines.get())
+            self.events.append(message.get("resp"))
+
+
+class Scenario:
+    def __init__(self, core, section):
+        self.core, self.section = core, section
+
+    def step(self, command, expect, *checks):
+        """Runs `command`; its response type must be `expect` (for `chatCmdError`, `expect` may be
+        `chatCmdError:<errorType tag>` or `chatCmdError:errorStore:<storeError tag>`)."""
+        r = self.core.run(command)
+        got = r.get("type")
+        if got == "chatCmdError":
+            e = r.get("chatError", {})
+            got += ":" + str(e.get("errorType", e.get("storeError", {})).get("type", e.get("type")))
+            if e.get("type") == "errorStore":
+                got = "chatCmdError:errorStore:" + str(e.get("storeError", {}).get("type"))
+        ok = got == expect or (expect == "chatCmdError" and got.startswith("chatCmdError"))
+        detail = "" if ok else f"got {got}: {json.dumps(r)[:300]}"
+        for name, predicate in checks:
+            try:
+                good = predicate(r)
+            except Exception as error:  # a missing key fails the check, with its name
+                good, name = False, f"{name} ({error!r})"
+            if not good:
+                ok, detail = False, detail + f" [{name}] {json.dumps(r)[:300]}"
+        check(f"§{self.section} {command[:70]} → {expect}", ok, detail)
+        return r
+
+
+def users_and_lifecycle(core):
+    s = Scenario(core, "4.1/4.2")
+    s.step("/u", "chatCmdError:noActiveUser")
+    s.step("/_start", "chatCmdError:noActiveUser")
+    s.step('/_create user {"profile":{"displayName":"alice","fullName":"Alice A"},"pastTimestamp":false}',
+           "activeUser", ("displayName", lambda r: r["user"]["profile"]["displayName"] == "alice"))
+    s.step("/_start", "chatStarted")
+    s.step("/_start", "chatRunning")
+    s.step("/_check running", "chatRunning")
+    s.step("/users", "usersList", ("one user", lambda r: len(r["users"]) == 1))
+    s.step('/_create user {"profile":{"displayName":"bob","fullName":""},"pastTimestamp":false}', "activeUser")
+    s.step("/_user 1", "activeUser", ("switched", lambda r: r["user"]["userId"] == 1))
+    s.step("/_mute user 2", "userPrivacy")
+    s.step("/_unmute user 2", "userPrivacy")
+    s.step('/_hide user 2 "pw"', "userPrivacy", ("hidden", lambda r: "viewPwdHash" in r["updatedUser"]))
+    s.step('/_unhide user 2 "pw"', "userPrivacy")
+    s.step('/_profile 1 {"displayName":"alice","fullName":"Alice B"}', "userProfileUpdated")
+    s.step('/_profile 1 {"displayName":"alice","fullName":"Alice B"}', "userProfileNoChange")
+    s.step("/_set receipts contacts 1 on", "cmdOk")
+    s.step("/_set receipts groups 1 off", "cmdOk")
+    s.step("/_delete user 2 del_smp=off", "cmdOk")
+    s.step("/_app activate", "cmdOk")
+    s.step("/_ttl 1", "chatItemTTL")
+
+
+def desktop_sequence(core):
+    """What SimpleX Desktop sends first to a host (core part 1, point 6): each must answer as the real core."""
+    s = Scenario(core, "desktop")
+    s.step("/u", "activeUser")
+    s.step("/users", "usersList")
+    s.step("/_show_address 1", "chatCmdError:errorStore:userContactLinkNotFound")
+    s.step("/_ttl 1", "chatItemTTL")
+    s.step("/_get chats 1 pcc=on", "apiChats")
+    s.step("/_get tags 1", "chatTags")
+    s.step("/get subs total 1", "agentSubsTotal",
+           ("zeros", lambda r: r["subsTotal"]["ssActive"] == 0))
+
+
+def settings_and_diagnostics(core):
+    s = Scenario(core, "4.10/4.13/4.15")
+    s.step('/_save app settings {"networkConfig":null}', "cmdOk")
+    s.step("/_get app settings", "appSettings")
+    s.step('/_network info {"networkType":"wifi","online":true}', "cmdOk")
+    s.step("/_set theme user 1", "cmdOk")
+    s.step("/v", "versionInfo", ("version", lambda r: "version" in r["versionInfo"]))
+    s.step("/get servers summary 1", "agentServersSummary")
+    s.step("/_call get", "callInvitations", ("empty", lambda r: r["callInvitations"] == []))
+    s.step("/_contacts 1", "contactsList", ("empty", lambda r: r["contacts"] == []))
+
+
+def refusals(core):
+    s = Scenario(core, "refused")
+    s.step("/_connect 1", "chatCmdError:commandError",
+           ("names the command", lambda r: "apiAddContact" in r["chatError"]["errorType"]["message"]))
+
+
+SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, refusals]
+
+
+def main():
+    binary = sys.argv[1]
+    schema = api_types.Schema.installed()
+    with tempfile.TemporaryDirectory() as data:
+        core = Core(binary, data, schema)
+        for scenario in SCENARIOS:
+            scenario(core)
+        core.run("/_stop")
+        core.close()
+        for event in core.events:
+            for problem in schema.check_message(event):
+                core.type_errors.append(f"event {event.get('type')}: {problem}")
+    check("every line validates against the simplex-chat 7.0.2 types", not core.type_errors,
+          "\n  " + "\n  ".join(core.type_errors[:40]))
+    if schema.unchecked:
+        print("types the package does not list (fields unchecked): "
+              + "; ".join(f"{t}: {','.join(sorted(k))}" for t, k in sorted(schema.unchecked.items())))
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
