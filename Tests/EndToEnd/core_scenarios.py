@@ -164,9 +164,24 @@ def refusals(core):
 SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, refusals]
 
 
+def validator_self_test(schema):
+    """The checker itself catches what it must: one broken value per kind of problem."""
+    user = {"type": "activeUser", "user": {"userId": 1}}
+    check("the checker finds a missing required key", any("lacks required key" in e for e in schema.check_message(user)))
+    wrong = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "commandError", "message": 5}}}
+    check("the checker finds a wrong JSON type", any("expected str" in e for e in schema.check_message(wrong)))
+    extra = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "noActiveUser"}, "x": 1}}
+    check("the checker finds an unknown key", any("has no key 'x'" in e for e in schema.check_message(extra)))
+    tag = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "noSuchError"}}}
+    check("the checker finds an unknown tag", any("unknown tag" in e for e in schema.check_message(tag)))
+    good = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "noActiveUser"}}}
+    check("the checker passes a well-formed value", schema.check_message(good) == [])
+
+
 def main():
     binary = sys.argv[1]
     schema = api_types.Schema.installed()
+    validator_self_test(schema)
     with tempfile.TemporaryDirectory() as data:
         core = Core(binary, data, schema)
         for scenario in SCENARIOS:
