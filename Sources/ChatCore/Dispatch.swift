@@ -216,6 +216,7 @@ extension ChatController {
         case .resubscribeAll: return try unserved(command)
         case .connectionsDiff: return try unserved(command)
         case .apiGetNetworkStatuses: return try unserved(command)
+        case .human(let h): return try human(h)
         }
     }
 }

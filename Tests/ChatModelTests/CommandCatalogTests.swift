@@ -8,28 +8,6 @@ final class CommandCatalogTests: XCTestCase {
     /// the list shrinks as grammars are written and no row is silently forgotten.
     static let rowsWithoutGrammar: Set<CommandName> = []
 
-    /// Human (CLI) forms the catalog's notes list that do not parse yet, one sample line each. Most name
-    /// users, contacts and groups by display name or act for the active user, so they need their own typed
-    /// values (resolved by the core) rather than the API commands' ids; a few build JSON whose exact shape the
-    /// spec leaves open. Each must still fail to parse, so the list shrinks as they are written.
-    static let humanFormsToDo: [String] = [
-        "/user alice", "/u alice", "/create bot alice", "/create chat relay user relay1", "/hide user secret",
-        "/unhide user secret", "/mute user", "/unmute user", "/delete user alice", "/profile alice", "/p alice",
-        "/set receipts contacts on", "/set receipts groups off", "/set accept member contacts on", "/_temp_folder /tmp",
-        "/_files_folder /tmp/f", "/files_folder /tmp/f", "/remote_hosts_folder /tmp/r", "@alice hello", "#team hello",
-        "#team(support) hello", "/* note", "/report #team spam bad message", "/accept alice", "/ac alice", "/reject alice",
-        "/rc alice", "/delete @alice", "/d #team", "/clear @alice", "/clear #team", "/clear *", "/contacts",
-        "/info @alice", "/i @alice", "/group team", "/g team", "/public group relays=1 #team", "/pg relays=1 #team",
-        "/add #team @alice", "/a #team @alice admin", "/join #team", "/j #team", "/remove #team @alice,@bob",
-        "/rm #team @alice", "/leave #team", "/l #team", "/members #team", "/ms #team", "/create link #team",
-        "/show link #team", "/info #team @alice", "/block #team @alice", "/unblock #team @alice", "/call @alice",
-        "/ttl week", "/ttl", "/ttl @alice default", "/network socks=on", "/db encrypt k3y", "/db key k3y n3w",
-        "/db decrypt k3y", "/db export", "/operators 1:on", "/smp test smp://a2V5@smp.example",
-        "/xftp test xftp://a2V5@x.example",
-        "/address", "/ad", "/delete_address", "/da", "/show_address", "/sa", "/profile_address on", "/pa on",
-        "/auto_accept on", "/code @alice", "/verify @alice 123", "/groups", "/gs", "/group allow #team",
-    ]
-
     /// The catch-alls are no typed commands: raw console text and `//…`.
     static let catchAlls: Set<CommandName> = [.string, .customChatCommand]
 
@@ -103,12 +81,6 @@ final class CommandCatalogTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 2 * ChatCommand.grammars.count)
-    }
-
-    func testHumanFormsToDoStillFail() {
-        for line in Self.humanFormsToDo {
-            XCTAssertThrowsError(try ChatCommand(parsing: line), "\(line) parses now: remove it from humanFormsToDo")
-        }
     }
 
     /// Every typed case has a name, and names and grammars agree (the `name` switch and the grammar table).

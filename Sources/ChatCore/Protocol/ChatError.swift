@@ -98,6 +98,25 @@ public struct StoreError: Hashable, Sendable {
     static let duplicateName = StoreError(.duplicateName)
     static let userContactLinkNotFound = StoreError(.userContactLinkNotFound)
     static func userNotFound(userId: Int64) -> StoreError { StoreError(.userNotFound, ["userId": .integer(userId)]) }
+    static func userNotFoundByName(contactName: String) -> StoreError {
+        StoreError(.userNotFoundByName, ["contactName": .string(contactName)])
+    }
+    static func contactNotFoundByName(contactName: String) -> StoreError {
+        StoreError(.contactNotFoundByName, ["contactName": .string(contactName)])
+    }
+    static func contactRequestNotFoundByName(contactName: String) -> StoreError {
+        StoreError(.contactRequestNotFoundByName, ["contactName": .string(contactName)])
+    }
+    static func groupNotFoundByName(groupName: String) -> StoreError {
+        StoreError(.groupNotFoundByName, ["groupName": .string(groupName)])
+    }
+    static func groupMemberNameNotFound(groupId: Int64, groupMemberName: String) -> StoreError {
+        StoreError(.groupMemberNameNotFound, ["groupId": .integer(groupId), "groupMemberName": .string(groupMemberName)])
+    }
+    static func chatItemNotFoundByText(text: String) -> StoreError {
+        StoreError(.chatItemNotFoundByText, ["text": .string(text)])
+    }
+    static let userNoteFolderNotFound = StoreError(.userNoteFolderNotFound)
     static func dBException(_ message: String) -> StoreError { StoreError(.dBException, ["message": .string(message)]) }
     static func dBBusyError(_ message: String) -> StoreError { StoreError(.dBBusyError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> StoreError { StoreError(.internalError, ["message": .string(message)]) }

@@ -216,6 +216,9 @@ public enum ChatCommand: Hashable, Sendable {
     case resubscribeAll
     case connectionsDiff(ConnectionsDiff)
     case apiGetNetworkStatuses
+    /// A human (CLI) form that names users, contacts or groups, or acts for the active user: a spelling of the row
+    /// `HumanCommand.name`, resolved by the core into that row's command.
+    case human(HumanCommand)
 }
 
 extension ChatCommand {
@@ -413,6 +416,7 @@ extension ChatCommand {
         case .resubscribeAll: .resubscribeAll
         case .connectionsDiff: .connectionsDiff
         case .apiGetNetworkStatuses: .apiGetNetworkStatuses
+        case .human(let human): human.name
         }
     }
 
@@ -610,6 +614,7 @@ extension ChatCommand {
         case .resubscribeAll: NoArguments()
         case .connectionsDiff(let arguments): arguments
         case .apiGetNetworkStatuses: NoArguments()
+        case .human(let human): human
         }
     }
 

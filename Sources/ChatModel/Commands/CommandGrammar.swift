@@ -31,6 +31,27 @@ struct CommandGrammar: Sendable {
             samples: { syntax.samples() + [syntax.minimal()] })
     }
 
+    /// A human form whose `HumanCommand` case carries `Args`, parsed and printed by `syntax`; `extract` is `nil` for
+    /// the other cases (several cases share an arguments type, each with its own syntax).
+    static func human<Args: HumanArguments>(
+        _ name: CommandName,
+        _ syntax: Syntax<Args>,
+        _ make: @escaping @Sendable (Args) -> HumanCommand,
+        _ extract: @escaping @Sendable (HumanCommand) -> Args?
+    ) -> CommandGrammar {
+        CommandGrammar(
+            name: name,
+            read: { scanner in
+                var args = Args()
+                return syntax.parse(&scanner, into: &args) ? .human(make(args)) : nil
+            },
+            write: { command in
+                guard case .human(let human) = command, let args = extract(human) else { return nil }
+                return syntax.text(args)
+            },
+            samples: { syntax.samples() + [syntax.minimal()] })
+    }
+
     /// A command without arguments.
     static func constant(_ command: ChatCommand, _ syntax: Syntax<NoArguments>) -> CommandGrammar {
         CommandGrammar(

@@ -72,11 +72,19 @@ extension ChatCommand {
         static let syntax: Syntax<Self> = ["/reconnect ", .param(\.userId), .space, .param(\.smpServer, .uri)]
     }
 
-    /// `/_db encryption <json(DBEncryptionConfig)>` (§4.11).
+    /// `/_db encryption <json(DBEncryptionConfig)>` (§4.11); also read from `/db encrypt <key>`, `/db key <current> <new>`
+    /// and `/db decrypt <current>`.
     public struct APIStorageEncryption: CommandArguments {
         public var config = RawJSON.emptyObject
         public init() {}
-        static let syntax: Syntax<Self> = ["/_db encryption ", .param(\.config, .json(.object))]
+        static let syntax: Syntax<Self> = [
+            .oneOf([
+                ["/_db encryption ", .param(\.config, .json(.object))],
+                .parseOnly(["/db encrypt ", .param(\.config, .dbEncryption(current: false, new: true))]),
+                .parseOnly(["/db key ", .param(\.config, .dbEncryption(current: true, new: true))]),
+                .parseOnly(["/db decrypt ", .param(\.config, .dbEncryption(current: true, new: false))]),
+            ])
+        ]
     }
 
     /// `/db test key <key>` (§4.11).

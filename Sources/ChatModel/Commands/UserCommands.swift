@@ -1,7 +1,7 @@
 // Commands of chat-api.md §4.1 (user management) and §4.2 (chat lifecycle).
 
 extension ChatCommand {
-    /// `/_create user <json(NewUser)>` (§4.1).
+    /// `/_create user <json(NewUser)>` (§4.1); also read from `/create user`, `/create chat relay user` and `/create bot`.
     public struct CreateActiveUser: CommandArguments {
         /// NewUser: `{"profile"?:Profile,"pastTimestamp":bool,"userChatRelay"?:bool,"clientService"?:bool}`.
         public var newUser = RawJSON.emptyObject
@@ -10,6 +10,8 @@ extension ChatCommand {
             .oneOf([
                 ["/_create user ", .param(\.newUser, .json(.object))],
                 .parseOnly(["/create user ", .param(\.newUser, .newUserProfile)]),
+                .parseOnly(["/create chat relay user ", .param(\.newUser, .newChatRelayUserProfile)]),
+                .parseOnly(["/create bot ", .param(\.newUser, .newBotProfile)]),
             ])
         ]
     }
