@@ -199,6 +199,19 @@ final class GroupCommandTests: XCTestCase {
         await h.chatError("/_set theme *1 {}", "commandError")
     }
 
+    func testClearingGroupReceiptOverrides() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        await newGroup(h)
+        await h.result(#"/_settings #1 {"enableNtfs":"all","sendRcpts":true}"#, "cmdOk")
+        await h.result("/_set receipts groups 1 off", "cmdOk")
+        var info = await h.result("/_info #1", "groupInfo")
+        XCTAssertEqual(info["groupInfo"]?["chatSettings"]?["sendRcpts"]?.boolValue, true)
+        await h.result("/_set receipts groups 1 off clear_overrides=on", "cmdOk")
+        info = await h.result("/_info #1", "groupInfo")
+        XCTAssertNil(info["groupInfo"]?["chatSettings"]?["sendRcpts"])
+    }
+
     func testListGroupsAndChatList() async throws {
         let h = try EngineHarness()
         await h.startWithUser()

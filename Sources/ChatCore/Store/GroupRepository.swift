@@ -212,6 +212,11 @@ struct GroupRepository {
             [.text(s.enableNtfs.rawValue), s.sendRcpts.map(SQLValue.flag) ?? .null, .flag(s.favorite), .integer(groupId)])
     }
 
+    /// Clears the per-group receipt overrides of a user's groups (`clear_overrides=on`).
+    func clearSendReceiptOverrides(userId: Int64) throws(ChatError) {
+        try run("UPDATE groups SET send_rcpts = NULL WHERE user_id = ?", [.integer(userId)])
+    }
+
     func setChatItemTTL(_ seconds: Int64?, groupId: Int64) throws(ChatError) {
         try run(
             "UPDATE groups SET chat_item_ttl = ? WHERE group_id = ?", [seconds.map(SQLValue.integer) ?? .null, .integer(groupId)])
