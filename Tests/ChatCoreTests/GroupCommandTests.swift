@@ -244,6 +244,22 @@ final class GroupCommandTests: XCTestCase {
             search["chats"]?.arrayValue?.compactMap { $0["chatInfo"]?["groupInfo"]?["groupId"]?.integerValue }, [1])
     }
 
+    func testNoLinksAndNoRelays() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        await newGroup(h)
+        let info = await h.result("/_info #1", "groupInfo")
+        for line in ["/_get link #1", "/_delete link #1", "/_set link role #1 observer"] {
+            let e = await h.storeError(line, "groupLinkNotFound")
+            XCTAssertEqual(e["groupInfo"], info["groupInfo"], line)
+        }
+        await h.storeError("/_get link #3", "groupNotFound")
+        let relays = await h.result("/_get relays #1", "groupRelays")
+        XCTAssertEqual(relays.keys, ["groupInfo", "groupRelays", "type", "user"])
+        XCTAssertEqual(relays["groupRelays"]?.arrayValue?.count, 0)
+        await h.storeError("/_get relays #3", "groupNotFound")
+    }
+
     func testClearDeleteAndLeave() async throws {
         let h = try EngineHarness()
         await h.startWithUser()

@@ -150,6 +150,35 @@ extension ChatController {
         }
     }
 
+    /// `/_get link #<groupId>`: a local group has no link, which clients read as "no link".
+    func getGroupLink(_ a: ChatCommand.APIGetGroupLink) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_delete link #<groupId>`: there is no link to delete.
+    func deleteGroupLink(_ a: ChatCommand.APIDeleteGroupLink) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_set link role #<groupId> <role>`: there is no link to change.
+    func setGroupLinkMemberRole(_ a: ChatCommand.APIGroupLinkMemberRole) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_get relays #<groupId>`: a local group is served by no chat relays.
+    func getGroupRelays(_ a: ChatCommand.APIGetGroupRelays) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        return .groupRelays(user: user, groupInfo: info, groupRelays: [])
+    }
+
+    /// Group links need the network to be created, so no group has one: the store's `groupLinkNotFound`.
+    private func noGroupLink(_ groupId: Int64) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+        throw .errorStore(.groupLinkNotFound(groupInfo: info))
+    }
+
     // MARK: Helpers
 
     func requireMember(_ user: User, _ groupId: Int64, _ groupMemberId: Int64) throws(ChatError) -> GroupMember {

@@ -113,6 +113,9 @@ public struct StoreError: Hashable, Sendable {
     static func groupMemberNotFound(groupMemberId: Int64) -> StoreError {
         StoreError(.groupMemberNotFound, ["groupMemberId": .integer(groupMemberId)])
     }
+    static func groupLinkNotFound(groupInfo: GroupInfo) -> StoreError {
+        StoreError(.groupLinkNotFound, ["groupInfo": groupInfo.json])
+    }
     static func pendingConnectionNotFound(connId: Int64) -> StoreError {
         StoreError(.pendingConnectionNotFound, ["connId": .integer(connId)])
     }

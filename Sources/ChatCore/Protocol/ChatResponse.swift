@@ -38,6 +38,8 @@ public enum ChatResponse: Equatable, Sendable {
     case leftMemberUser(user: User, groupInfo: GroupInfo)
     case tagsUpdated(user: User, userTags: [ChatTag], chatTags: [Int64])
     case networkConfig(networkConfig: NetworkConfig)
+    /// `groupRelays` are GroupRelay values; a local group has none.
+    case groupRelays(user: User, groupInfo: GroupInfo, groupRelays: [JSONValue])
 
     /// The `type` tag.
     public var type: String {
@@ -72,6 +74,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .leftMemberUser: "leftMemberUser"
         case .tagsUpdated: "tagsUpdated"
         case .networkConfig: "networkConfig"
+        case .groupRelays: "groupRelays"
         }
     }
 
@@ -118,6 +121,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .tagsUpdated(let user, let userTags, let chatTags):
             .tagged(type, ["user": user.json, "userTags": .list(userTags), "chatTags": .array(chatTags.map(\.json))])
         case .networkConfig(let config): .tagged(type, ["networkConfig": config.json])
+        case .groupRelays(let user, let info, let relays):
+            .tagged(type, ["user": user.json, "groupInfo": info.json, "groupRelays": .array(relays)])
         }
     }
 }
