@@ -25,6 +25,8 @@ final class ChatController {
     var remoteHostsFolder: String?
     /// `/_files_encrypt`.
     var encryptLocalFiles = false
+    /// `/_network`: the agent's configuration, kept in memory as the agent keeps it.
+    var networkConfig = NetworkConfig()
 
     private var pendingEvents: [ChatEvent] = []
 

@@ -82,14 +82,27 @@ final class HumanCommandTests: XCTestCase {
             XCTAssertEqual(outcome, .failure(NetworkRefusal.error(name)), line)
         }
         let notServed: [(String, CommandName)] = [
-            ("/* note", .apiCreateChatItems), ("/clear *", .apiClearChat), ("/g team", .apiNewGroup),
+            ("/* note", .apiCreateChatItems), ("/clear *", .apiClearChat),
             ("/network socks=on", .apiSetNetworkConfig), ("/operators 1:on", .apiSetServerOperators),
-            ("/db export", .apiExportArchive), ("/gs", .apiListGroups),
+            ("/db export", .apiExportArchive),
         ]
         for (line, name) in notServed {
             let outcome = await h.engine.execute(try ChatCommand(parsing: line))
             XCTAssertEqual(outcome, .failure(NetworkRefusal.notServed(name)), line)
         }
+    }
+
+    /// Group names resolve against the user's local groups.
+    func testGroupsByName() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        await h.result("/g team", "groupCreated")
+        await h.result("/gs", "groupsList")
+        let members = await h.result("/ms #team", "groupMembers")
+        XCTAssertEqual(members["group"]?["members"]?.arrayValue?.count, 0)
+        await h.result("/ttl #team day", "cmdOk")
+        let e = await h.storeError("/ms #other", "groupNotFoundByName")
+        XCTAssertEqual(e["groupName"]?.stringValue, "other")
     }
 
     func testSingleFolderForms() async throws {

@@ -155,13 +155,47 @@ def settings_and_diagnostics(core):
     s.step("/_contacts 1", "contactsList", ("empty", lambda r: r["contacts"] == []))
 
 
+def groups_and_tags(core):
+    s = Scenario(core, "4.5/4.6")
+    g = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated",
+               ("owner", lambda r: r["groupInfo"]["membership"]["memberRole"] == "owner"))
+    gid = g["groupInfo"]["groupId"]
+    s.step(f'/_group_profile #{gid} {{"displayName":"team","fullName":"Our team"}}', "groupUpdated")
+    s.step(f"/_set alias #{gid} work", "groupAliasUpdated")
+    s.step(f"/_members #{gid}", "groupMembers")
+    s.step(f"/_info #{gid}", "groupInfo")
+    s.step(f'/_settings #{gid} {{"enableNtfs":"mentions","favorite":true}}', "cmdOk")
+    s.step("/_groups 1", "groupsList", ("one group", lambda r: len(r["groups"]) == 1))
+    s.step("/_get chats 1 pcc=on", "apiChats",
+           ("group listed", lambda r: any(c["chatInfo"]["type"] == "group" for c in r["chats"])))
+    s.step('/_create tag {"emoji":"🏠","text":"Family"}', "chatTags")
+    tags = s.step("/_get tags 1", "chatTags", ("one tag", lambda r: len(r["userTags"]) == 1))
+    tag = tags["userTags"][0]["chatTagId"]
+    s.step(f"/_tags #{gid} {tag}", "tagsUpdated")
+    s.step(f'/_update tag {tag} {{"text":"Home"}}', "cmdOk")
+    s.step(f"/_reorder tags {tag}", "cmdOk")
+    s.step(f"/_ttl 1 #{gid} 86400", "cmdOk")
+    s.step(f"/_set theme #{gid}", "cmdOk")
+    s.step("/_members #999", "chatCmdError:errorStore:groupNotFound")
+    s.step(f"/_delete tag {tag}", "cmdOk")
+    s.step("/g second", "groupCreated")
+    s.step("/ms #second", "groupMembers")
+    s.step("/_delete #2", "groupDeletedUser")
+
+
+def network(core):
+    s = Scenario(core, "4.10")
+    s.step("/network", "networkConfig")
+    s.step("/reconnect", "cmdOk")
+
+
 def refusals(core):
     s = Scenario(core, "refused")
     s.step("/_connect 1", "chatCmdError:commandError",
            ("names the command", lambda r: "apiAddContact" in r["chatError"]["errorType"]["message"]))
 
 
-SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, refusals]
+SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, network, refusals]
 
 
 def validator_self_test(schema):

@@ -1,4 +1,4 @@
-// Chats and chat tags, chat-api.md §4.3 and §4.6. The embedded core's chats are the users' note folders.
+// Chats, chat-api.md §4.3. The embedded core's chats are the users' note folders and local groups.
 internal import ChatModel
 
 extension ChatController {
@@ -27,6 +27,7 @@ extension ChatController {
                 throw q.fail("unknown ChatListQuery type \"\(other)\"")
             }
         }
+        chats += try groupChats(userId: user.userId, query: a.query)
         chats.sort { $0.chatInfo.chatTs > $1.chatInfo.chatTs }
         switch a.pagination ?? .last(count: 5000) {
         case .last(let count):
@@ -39,11 +40,6 @@ extension ChatController {
             chats = Array(chats.filter { $0.chatInfo.chatTs < t }.prefix(Int(clamping: count)))
         }
         return .apiChats(user: user, chats: chats)
-    }
-
-    /// `/_get tags <userId>`: the user's chat tags (none can be created yet).
-    func getChatTags(_ a: ChatCommand.APIGetChatTags) throws(ChatError) -> ChatResponse {
-        .chatTags(user: try requireUser(a.userId), userTags: [])
     }
 
     private func paginationTime(_ text: String) throws(ChatError) -> UTCTime {

@@ -321,15 +321,22 @@ extension ChatController {
         throw .errorStore(.contactRequestNotFoundByName(contactName: name))
     }
 
-    /// A group of the active user by local display name. This branch has no groups table, so every name is unknown;
-    /// this is the one place to query the groups table once it exists.
+    /// A group of the active user by local display name.
     private func groupId(named name: String) throws(ChatError) -> Int64 {
-        throw .errorStore(.groupNotFoundByName(groupName: name))
+        let user = try requireUser()
+        guard let id = try groupStore.groupId(userId: user.userId, localDisplayName: name) else {
+            throw .errorStore(.groupNotFoundByName(groupName: name))
+        }
+        return id
     }
 
-    /// A member of a group by local display name; reached only once `groupId(named:)` finds groups.
+    /// A member of a group by local display name.
     private func groupMemberId(groupId: Int64, named name: String) throws(ChatError) -> Int64 {
-        throw .errorStore(.groupMemberNameNotFound(groupId: groupId, groupMemberName: name))
+        let user = try requireUser()
+        guard let id = try groupStore.groupMemberId(userId: user.userId, groupId: groupId, localDisplayName: name) else {
+            throw .errorStore(.groupMemberNameNotFound(groupId: groupId, groupMemberName: name))
+        }
+        return id
     }
 
     /// The newest item of a group (from a member, when named) whose text is `text`; chat items are not stored yet.

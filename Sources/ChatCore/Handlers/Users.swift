@@ -139,9 +139,11 @@ extension ChatController {
         }
     }
 
-    /// `/_set receipts groups <userId> on|off[ clear_overrides=on|off]` (no groups yet, so nothing to clear).
+    /// `/_set receipts groups <userId> on|off[ clear_overrides=on|off]`.
     func setUserGroupReceipts(_ a: ChatCommand.APISetUserGroupReceipts) throws(ChatError) -> ChatResponse {
-        try setUserFlag(a.userId, .sendReceiptsSmallGroups, a.enable) {}
+        try setUserFlag(a.userId, .sendReceiptsSmallGroups, a.enable) { () throws(ChatError) in
+            if a.clearOverrides { try groupStore.clearSendReceiptOverrides(userId: a.userId) }
+        }
     }
 
     /// `/_set accept member contacts <userId> on|off`.

@@ -19,10 +19,13 @@ public struct NoteFolder: Hashable, Sendable, JSONEncodable {
 /// ChatInfo (chat-api.md §7.16): the variants the embedded core has so far.
 public enum ChatInfo: Hashable, Sendable, JSONEncodable {
     case local(NoteFolder)
+    /// A group's main chat (no support scope).
+    case group(GroupInfo)
 
     public var json: JSONValue {
         switch self {
         case .local(let folder): .tagged("local", ["noteFolder": folder.json])
+        case .group(let info): .tagged("group", ["groupInfo": info.json])
         }
     }
 
@@ -30,6 +33,7 @@ public enum ChatInfo: Hashable, Sendable, JSONEncodable {
     var chatTs: UTCTime {
         switch self {
         case .local(let folder): folder.chatTs
+        case .group(let info): info.chatTs ?? info.updatedAt
         }
     }
 }

@@ -78,6 +78,14 @@ public struct ChatErrorType: Hashable, Sendable {
     static func invalidDisplayName(displayName: String, validName: String) -> ChatErrorType {
         ChatErrorType(.invalidDisplayName, ["displayName": .string(displayName), "validName": .string(validName)])
     }
+    static func groupUserRole(groupInfo: GroupInfo, requiredRole: GroupMemberRole) -> ChatErrorType {
+        ChatErrorType(.groupUserRole, ["groupInfo": groupInfo.json, "requiredRole": .string(requiredRole.rawValue)])
+    }
+    static func groupNotJoined(groupInfo: GroupInfo) -> ChatErrorType {
+        ChatErrorType(.groupNotJoined, ["groupInfo": groupInfo.json])
+    }
+    static let groupMemberUserRemoved = ChatErrorType(.groupMemberUserRemoved)
+    static let groupMemberNotActive = ChatErrorType(.groupMemberNotActive)
     static func commandError(_ message: String) -> ChatErrorType { ChatErrorType(.commandError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> ChatErrorType { ChatErrorType(.internalError, ["message": .string(message)]) }
     static func exception(_ message: String) -> ChatErrorType { ChatErrorType(.exception, ["message": .string(message)]) }
@@ -117,6 +125,19 @@ public struct StoreError: Hashable, Sendable {
         StoreError(.chatItemNotFoundByText, ["text": .string(text)])
     }
     static let userNoteFolderNotFound = StoreError(.userNoteFolderNotFound)
+    static func contactNotFound(contactId: Int64) -> StoreError {
+        StoreError(.contactNotFound, ["contactId": .integer(contactId)])
+    }
+    static func groupNotFound(groupId: Int64) -> StoreError { StoreError(.groupNotFound, ["groupId": .integer(groupId)]) }
+    static func groupMemberNotFound(groupMemberId: Int64) -> StoreError {
+        StoreError(.groupMemberNotFound, ["groupMemberId": .integer(groupMemberId)])
+    }
+    static func groupLinkNotFound(groupInfo: GroupInfo) -> StoreError {
+        StoreError(.groupLinkNotFound, ["groupInfo": groupInfo.json])
+    }
+    static func pendingConnectionNotFound(connId: Int64) -> StoreError {
+        StoreError(.pendingConnectionNotFound, ["connId": .integer(connId)])
+    }
     static func dBException(_ message: String) -> StoreError { StoreError(.dBException, ["message": .string(message)]) }
     static func dBBusyError(_ message: String) -> StoreError { StoreError(.dBBusyError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> StoreError { StoreError(.internalError, ["message": .string(message)]) }

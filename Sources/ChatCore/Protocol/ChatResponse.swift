@@ -9,8 +9,7 @@ public enum ChatResponse: Equatable, Sendable {
     case chatRunning
     case chatStopped
     case apiChats(user: User, chats: [AChat])
-    /// `userTags` are ChatTag values; the embedded core has none yet.
-    case chatTags(user: User, userTags: [JSONValue])
+    case chatTags(user: User, userTags: [ChatTag])
     case chatItemTTL(user: User, chatItemTTL: Int64?)
     case userPrivacy(user: User, updatedUser: User)
     case cmdOk(user: User?)
@@ -24,6 +23,23 @@ public enum ChatResponse: Equatable, Sendable {
     /// RcvCallInvitation values; the embedded core has no calls yet.
     case callInvitations(callInvitations: [JSONValue])
     case appSettings(appSettings: AppSettings)
+    case groupCreated(user: User, groupInfo: GroupInfo)
+    /// `member_` is absent: it names the member who changed the profile, and the user did. `msgSigned` is false: the
+    /// embedded core signs no group messages.
+    case groupUpdated(user: User, fromGroup: GroupInfo, toGroup: GroupInfo, msgSigned: Bool)
+    case groupAliasUpdated(user: User, toGroup: GroupInfo)
+    case groupMembers(user: User, group: Group)
+    case groupInfo(user: User, groupInfo: GroupInfo)
+    /// `connectionStats_` is absent: the member has no connection.
+    case groupMemberInfo(user: User, groupInfo: GroupInfo, member: GroupMember)
+    case groupsList(user: User, groups: [GroupInfo])
+    case chatCleared(user: User, chatInfo: ChatInfo)
+    case groupDeletedUser(user: User, groupInfo: GroupInfo, msgSigned: Bool)
+    case leftMemberUser(user: User, groupInfo: GroupInfo)
+    case tagsUpdated(user: User, userTags: [ChatTag], chatTags: [Int64])
+    case networkConfig(networkConfig: NetworkConfig)
+    /// `groupRelays` are GroupRelay values; a local group has none.
+    case groupRelays(user: User, groupInfo: GroupInfo, groupRelays: [JSONValue])
 
     /// The `type` tag.
     public var type: String {
@@ -46,6 +62,19 @@ public enum ChatResponse: Equatable, Sendable {
         case .contactsList: "contactsList"
         case .callInvitations: "callInvitations"
         case .appSettings: "appSettings"
+        case .groupCreated: "groupCreated"
+        case .groupUpdated: "groupUpdated"
+        case .groupAliasUpdated: "groupAliasUpdated"
+        case .groupMembers: "groupMembers"
+        case .groupInfo: "groupInfo"
+        case .groupMemberInfo: "groupMemberInfo"
+        case .groupsList: "groupsList"
+        case .chatCleared: "chatCleared"
+        case .groupDeletedUser: "groupDeletedUser"
+        case .leftMemberUser: "leftMemberUser"
+        case .tagsUpdated: "tagsUpdated"
+        case .networkConfig: "networkConfig"
+        case .groupRelays: "groupRelays"
         }
     }
 
@@ -55,7 +84,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .usersList(let users): .tagged(type, ["users": .list(users)])
         case .chatStarted, .chatRunning, .chatStopped: .tagged(type)
         case .apiChats(let user, let chats): .tagged(type, ["user": user.json, "chats": .list(chats)])
-        case .chatTags(let user, let tags): .tagged(type, ["user": user.json, "userTags": .array(tags)])
+        case .chatTags(let user, let tags): .tagged(type, ["user": user.json, "userTags": .list(tags)])
         case .chatItemTTL(let user, let ttl): .tagged(type, ["user": user.json, "chatItemTTL": ttl?.json])
         case .userPrivacy(let user, let updated): .tagged(type, ["user": user.json, "updatedUser": updated.json])
         case .cmdOk(let user): .tagged(type, ["user_": user?.json])
@@ -77,6 +106,23 @@ public enum ChatResponse: Equatable, Sendable {
         case .contactsList(let user, let contacts): .tagged(type, ["user": user.json, "contacts": .array(contacts)])
         case .callInvitations(let invitations): .tagged(type, ["callInvitations": .array(invitations)])
         case .appSettings(let settings): .tagged(type, ["appSettings": settings.json])
+        case .groupCreated(let user, let info), .groupInfo(let user, let info), .leftMemberUser(let user, let info):
+            .tagged(type, ["user": user.json, "groupInfo": info.json])
+        case .groupUpdated(let user, let from, let to, let signed):
+            .tagged(type, ["user": user.json, "fromGroup": from.json, "toGroup": to.json, "msgSigned": .bool(signed)])
+        case .groupAliasUpdated(let user, let to): .tagged(type, ["user": user.json, "toGroup": to.json])
+        case .groupMembers(let user, let group): .tagged(type, ["user": user.json, "group": group.json])
+        case .groupMemberInfo(let user, let info, let member):
+            .tagged(type, ["user": user.json, "groupInfo": info.json, "member": member.json])
+        case .groupsList(let user, let groups): .tagged(type, ["user": user.json, "groups": .list(groups)])
+        case .chatCleared(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
+        case .groupDeletedUser(let user, let info, let signed):
+            .tagged(type, ["user": user.json, "groupInfo": info.json, "msgSigned": .bool(signed)])
+        case .tagsUpdated(let user, let userTags, let chatTags):
+            .tagged(type, ["user": user.json, "userTags": .list(userTags), "chatTags": .array(chatTags.map(\.json))])
+        case .networkConfig(let config): .tagged(type, ["networkConfig": config.json])
+        case .groupRelays(let user, let info, let relays):
+            .tagged(type, ["user": user.json, "groupInfo": info.json, "groupRelays": .array(relays)])
         }
     }
 }

@@ -1,0 +1,10 @@
+DROP INDEX idx_group_members_invited_by_group_member_id;
+DROP INDEX idx_group_members_member_profile_id;
+DROP INDEX idx_group_members_contact_profile_id;
+DROP INDEX idx_group_members_contact_id;
+DROP INDEX idx_group_members_user_id;
+DROP TABLE group_members;
+DROP INDEX idx_groups_group_profile_id;
+DROP TABLE groups;
+DROP INDEX idx_group_profiles_user_id;
+DROP TABLE group_profiles;

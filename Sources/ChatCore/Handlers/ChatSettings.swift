@@ -1,0 +1,46 @@
+// Per-chat settings, TTL and themes, chat-api.md §4.10 and §4.13. They apply to contacts and groups without a support
+// scope; the embedded core has no contacts, so a contact is the store's `contactNotFound`.
+internal import ChatModel
+
+extension ChatController {
+    /// `/_settings <chatRef> <json(ChatSettings)>`: notifications, receipts and favourite.
+    func setChatSettings(_ a: ChatCommand.APISetChatSettings) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let settings = try ChatSettings(JSONInput(parsing: a.chatSettings))
+        let info = try chatGroup(a.chatRef, user)
+        try store.write { () throws(ChatError) in try groupStore.setChatSettings(settings, groupId: info.groupId) }
+        return .cmdOk(user: user)
+    }
+
+    /// `/_ttl <userId> <chatRef> <seconds>|default`: the chat's own item TTL; `default` goes back to the user's. Chats
+    /// without a TTL of their own (notes, pending connections) are left as they are, as the core leaves them.
+    func setChatTTL(_ a: ChatCommand.APISetChatTTL) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser(a.userId)
+        try requireStoreNotChanged()
+        switch a.chatRef {
+        case .local, .contactConnection, .group(_, .some): return .cmdOk(user: user)
+        case .direct, .group(_, nil): break
+        }
+        let info = try chatGroup(a.chatRef, user)
+        try store.write { () throws(ChatError) in try groupStore.setChatItemTTL(a.seconds, groupId: info.groupId) }
+        return .cmdOk(user: user)
+    }
+
+    /// `/_set theme <chatRef>[ <json(UIThemeEntityOverrides)>]`: kept with the chat (opaque to the core); no JSON clears.
+    func setChatUIThemes(_ a: ChatCommand.APISetChatUIThemes) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let themes = try a.themes.map { (t) throws(ChatError) in try JSONInput(parsing: t).object().value }
+        let info = try chatGroup(a.chatRef, user)
+        try store.write { () throws(ChatError) in try groupStore.setUIThemes(themes, groupId: info.groupId, at: now) }
+        return .cmdOk(user: user)
+    }
+
+    /// The group a per-chat setting is for: a contact does not exist, other chats are "not supported".
+    private func chatGroup(_ ref: ChatRef, _ user: User) throws(ChatError) -> GroupInfo {
+        switch ref {
+        case .group(let groupId, nil): return try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+        case .direct(let contactId): throw .errorStore(.contactNotFound(contactId: contactId))
+        case .group, .local, .contactConnection: throw .error(.commandError("not supported"))
+        }
+    }
+}

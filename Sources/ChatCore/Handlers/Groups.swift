@@ -1,0 +1,228 @@
+// Groups, chat-api.md §4.5 (and `/_groups`, `/_info #`, `/_set custom #` of §4.19–4.20). The embedded core has no
+// network, so its groups exist only locally: the user creates them and is their only member, the owner. Whatever a
+// command would send to other members goes to none, which is what the official core does for a group without members.
+internal import ChatModel
+internal import SimplexEncoding
+
+extension ChatController {
+    var groupStore: GroupRepository { GroupRepository(db: databases.chat) }
+
+    /// `/_group <userId>[ incognito=on|off] <json(GroupProfile)>`: the user becomes the group's owner and creator, with
+    /// a random profile when incognito.
+    func newGroup(_ a: ChatCommand.APINewGroup) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser(a.userId)
+        let profile = try GroupProfile(JSONInput(parsing: a.groupProfile))
+        try checkValidName(profile.displayName)
+        let incognito = a.incognito ? DisplayName.random(configuration.randomBytes) : nil
+        // A member id is 12 random bytes, as the core's `createNewGroup` makes it.
+        let memberId = Base64.encode(configuration.randomBytes(12))
+        let info = try store.write { () throws(ChatError) in
+            try groupStore.createGroup(user: user, profile: profile, incognito: incognito, memberId: memberId, at: now)
+        }
+        return .groupCreated(user: user, groupInfo: info)
+    }
+
+    /// `/_group_profile #<groupId> <json(GroupProfile)>`: owners only; there are no members to tell.
+    func updateGroupProfile(_ a: ChatCommand.APIUpdateGroupProfile) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let profile = try GroupProfile(JSONInput(parsing: a.groupProfile))
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        try requireGroupRole(info, .owner)
+        if profile.displayName != info.groupProfile.displayName { try checkValidName(profile.displayName) }
+        let updated = try store.write { () throws(ChatError) in
+            try groupStore.updateGroupProfile(info, userId: user.userId, to: profile, at: now)
+            return try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        }
+        return .groupUpdated(user: user, fromGroup: info, toGroup: updated, msgSigned: false)
+    }
+
+    /// `/_set alias #<groupId>[ <alias>]`.
+    func setGroupAlias(_ a: ChatCommand.APISetGroupAlias) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let updated = try store.write { () throws(ChatError) in
+            try groupStore.setAlias(a.localAlias, groupId: info.groupId, at: now)
+            return try groupStore.requireGroupInfo(userId: user.userId, groupId: info.groupId)
+        }
+        return .groupAliasUpdated(user: user, toGroup: updated)
+    }
+
+    /// `/_members #<groupId>`: the members other than the user — none in a local group.
+    func listMembers(_ a: ChatCommand.APIListMembers) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let members = try groupStore.members(userId: user.userId, groupId: a.groupId)
+        return .groupMembers(user: user, group: Group(groupInfo: info, members: members))
+    }
+
+    /// `/_info #<groupId>`.
+    func groupInfo(_ a: ChatCommand.APIGroupInfo) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        return .groupInfo(user: user, groupInfo: try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId))
+    }
+
+    /// `/_info #<groupId> <groupMemberId>`: any member, the user's own included; without a connection there are no
+    /// connection statistics.
+    func groupMemberInfo(_ a: ChatCommand.APIGroupMemberInfo) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let member = try requireMember(user, a.groupId, a.groupMemberId)
+        return .groupMemberInfo(user: user, groupInfo: info, member: member)
+    }
+
+    /// `/_member settings #<groupId> <groupMemberId> <json(GroupMemberSettings)>`: whether the member's messages show.
+    func setMemberSettings(_ a: ChatCommand.APISetMemberSettings) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let settings = try JSONInput(parsing: a.memberSettings).object()
+        let show = try settings.required("showMessages").bool()
+        let member = try requireMember(user, a.groupId, a.groupMemberId)
+        try store.write { () throws(ChatError) in
+            try groupStore.setShowMessages(show, groupMemberId: member.groupMemberId, at: now)
+        }
+        return .cmdOk(user: user)
+    }
+
+    /// `/_leave #<groupId>`: the user's membership becomes `left`; with no other members there is nobody to tell.
+    func leaveGroup(_ a: ChatCommand.APILeaveGroup) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let updated = try store.write { () throws(ChatError) in
+            try groupStore.setMemberStatus(.left, groupMemberId: info.membership.groupMemberId, at: now)
+            return try groupStore.requireGroupInfo(userId: user.userId, groupId: info.groupId)
+        }
+        return .leftMemberUser(user: user, groupInfo: updated)
+    }
+
+    /// `/_groups <userId>[ @<contactId>][ <search>]`: the user's groups; with a contact, those the contact is a member
+    /// of (none: groups have no other members); with a search, those whose names or description contain it.
+    func listGroups(_ a: ChatCommand.APIListGroups) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser(a.userId)
+        var groups = try groupStore.groups(userId: user.userId)
+        if a.contactId != nil { groups = [] }
+        if let search = a.search, !search.isEmpty { groups = groups.filter { $0.matches(search) } }
+        return .groupsList(user: user, groups: groups)
+    }
+
+    /// `/_set custom #<groupId>[ <json(object)>]`: the client's own data about the group; no JSON clears it.
+    func setGroupCustomData(_ a: ChatCommand.APISetGroupCustomData) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let data = try a.customData.map { (d) throws(ChatError) in try JSONInput(parsing: d).object().value }
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        try store.write { () throws(ChatError) in try groupStore.setCustomData(data, groupId: info.groupId, at: now) }
+        return .cmdOk(user: user)
+    }
+
+    /// `/_clear chat <chatRef>`: a group's items go (the embedded core keeps none for groups yet); contacts do not
+    /// exist; note folders are not served here.
+    func clearChat(_ a: ChatCommand.APIClearChat) throws(ChatError) -> ChatResponse {
+        switch a.chatRef {
+        case .group(let groupId, nil):
+            let user = try requireStartedUser()
+            let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+            return .chatCleared(user: user, chatInfo: .group(info))
+        case .direct(let contactId):
+            _ = try requireStartedUser()
+            throw .errorStore(.contactNotFound(contactId: contactId))
+        case .local:
+            return try unserved(.apiClearChat(a))
+        case .group, .contactConnection:
+            _ = try requireStartedUser()
+            throw .error(.commandError("not supported"))
+        }
+    }
+
+    /// `/_delete <chatRef>[ <mode>]`: a group goes with its members, while the user may delete it — as its owner, or
+    /// once no longer a current member. The mode matters only to contacts, which do not exist.
+    func deleteChat(_ a: ChatCommand.APIDeleteChat) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        switch a.chatRef {
+        case .group(let groupId, nil):
+            let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+            let membership = info.membership
+            guard membership.memberRole == .owner || !membership.memberStatus.isCurrent else {
+                throw .error(.groupUserRole(groupInfo: info, requiredRole: .owner))
+            }
+            try store.write { () throws(ChatError) in try groupStore.deleteGroup(info.groupId) }
+            return .groupDeletedUser(user: user, groupInfo: info, msgSigned: false)
+        case .direct(let contactId): throw .errorStore(.contactNotFound(contactId: contactId))
+        case .contactConnection(let connId): throw .errorStore(.pendingConnectionNotFound(connId: connId))
+        case .group, .local: throw .error(.commandError("not supported"))
+        }
+    }
+
+    /// `/_get link #<groupId>`: a local group has no link, which clients read as "no link".
+    func getGroupLink(_ a: ChatCommand.APIGetGroupLink) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_delete link #<groupId>`: there is no link to delete.
+    func deleteGroupLink(_ a: ChatCommand.APIDeleteGroupLink) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_set link role #<groupId> <role>`: there is no link to change.
+    func setGroupLinkMemberRole(_ a: ChatCommand.APIGroupLinkMemberRole) throws(ChatError) -> ChatResponse {
+        try noGroupLink(a.groupId)
+    }
+
+    /// `/_get relays #<groupId>`: a local group is served by no chat relays.
+    func getGroupRelays(_ a: ChatCommand.APIGetGroupRelays) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        return .groupRelays(user: user, groupInfo: info, groupRelays: [])
+    }
+
+    /// Group links need the network to be created, so no group has one: the store's `groupLinkNotFound`.
+    private func noGroupLink(_ groupId: Int64) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+        throw .errorStore(.groupLinkNotFound(groupInfo: info))
+    }
+
+    // MARK: Helpers
+
+    func requireMember(_ user: User, _ groupId: Int64, _ groupMemberId: Int64) throws(ChatError) -> GroupMember {
+        guard let member = try groupStore.member(userId: user.userId, groupId: groupId, groupMemberId: groupMemberId)
+        else { throw .errorStore(.groupMemberNotFound(groupMemberId: groupMemberId)) }
+        return member
+    }
+
+    /// The user's role in the group is at least `role` and the user is an active member (`assertUserGroupRole`).
+    func requireGroupRole(_ info: GroupInfo, _ role: GroupMemberRole) throws(ChatError) {
+        let membership = info.membership
+        guard let have = GroupMemberRole.allCases.firstIndex(of: membership.memberRole),
+            let need = GroupMemberRole.allCases.firstIndex(of: role), have >= need
+        else { throw .error(.groupUserRole(groupInfo: info, requiredRole: role)) }
+        if membership.memberStatus == .invited { throw .error(.groupNotJoined(groupInfo: info)) }
+        if membership.memberStatus.isRemoved { throw .error(.groupMemberUserRemoved) }
+        if !membership.memberStatus.isCurrent { throw .error(.groupMemberNotActive) }
+    }
+
+    /// The user's groups as chat list rows for `/_get chats`, filtered by the list's query as the core filters them.
+    func groupChats(userId: Int64, query: RawJSON?) throws(ChatError) -> [AChat] {
+        var groups = try groupStore.groups(userId: userId)
+        if let query {
+            let q = try JSONInput(parsing: query).object()
+            switch try q.string("type") {
+            case "filters":
+                let favorite = try q.optionalBool("favorite") ?? false
+                let unread = try q.optionalBool("unread") ?? false
+                groups = groups.filter { (!favorite || $0.chatSettings.favorite) && (!unread || $0.unreadChat) }
+            case "search":
+                let search = try q.string("search")
+                if !search.isEmpty { groups = groups.filter { $0.matches(search) } }
+            default: break
+            }
+        }
+        return groups.map { AChat(chatInfo: .group($0), chatStats: ChatStats(unreadChat: $0.unreadChat)) }
+    }
+}
+
+extension GroupInfo {
+    /// Whether a search text is in the group's names or description, ignoring case (the core's chat list search).
+    func matches(_ search: String) -> Bool {
+        let s = search.lowercased()
+        return [localDisplayName, groupProfile.displayName, groupProfile.fullName, groupProfile.description ?? ""]
+            .contains { $0.lowercased().contains(s) }
+    }
+}

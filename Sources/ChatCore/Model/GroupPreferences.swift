@@ -1,0 +1,104 @@
+public import ChatModel
+public import SimplexEncoding
+
+/// Whether a group feature is on (chat-api.md §2.5, GroupFeatureEnabled).
+public enum GroupFeatureEnabled: String, Hashable, Sendable {
+    case on, off
+}
+
+/// The group features, in the core's field order (chat-api.md §2.5 GroupFeature, §7.3 GroupPreferences), with the
+/// parameter each one carries besides `enable`.
+enum GroupFeature: String, CaseIterable {
+    case timedMessages, directMessages, fullDelete, reactions, voice, files, simplexLinks, reports, history, support
+    case sessions, comments, signMessages
+
+    enum Parameter { case none, ttl, role, duration }
+
+    var parameter: Parameter {
+        switch self {
+        case .timedMessages: .ttl
+        case .directMessages, .voice, .files, .simplexLinks, .sessions: .role
+        case .comments: .duration
+        case .fullDelete, .reactions, .reports, .history, .support, .signMessages: .none
+        }
+    }
+
+    /// What a group has for a feature its profile leaves out (the core's `defaultGroupPrefs`).
+    var defaultPreference: GroupPreference {
+        switch self {
+        case .timedMessages: GroupPreference(enable: .off, ttl: 86400)
+        case .reactions, .voice, .files, .simplexLinks, .reports, .support: GroupPreference(enable: .on)
+        case .directMessages, .fullDelete, .history, .sessions, .comments, .signMessages: GroupPreference(enable: .off)
+        }
+    }
+}
+
+/// One group preference: `{"enable": …}` with the feature's optional parameter (chat-api.md §7.3).
+public struct GroupPreference: Hashable, Sendable {
+    public var enable: GroupFeatureEnabled
+    /// Timed messages: seconds.
+    public var ttl: Int64?
+    /// The lowest role the feature is on for.
+    public var role: GroupMemberRole?
+    /// Comments: how long they stay open.
+    public var duration: Int64?
+
+    init(enable: GroupFeatureEnabled, ttl: Int64? = nil) {
+        self.enable = enable
+        self.ttl = ttl
+    }
+
+    init(_ input: JSONInput, _ parameter: GroupFeature.Parameter) throws(ChatError) {
+        _ = try input.object()
+        enable = try input.required("enable").enumeration(GroupFeatureEnabled.self)
+        switch parameter {
+        case .none: break
+        case .ttl: ttl = try input.optionalInteger("ttl")
+        case .duration: duration = try input.optionalInteger("duration")
+        case .role: role = try input.member("role")?.enumeration(GroupMemberRole.self)
+        }
+    }
+
+    var json: JSONValue {
+        .record([
+            "enable": .string(enable.rawValue), "ttl": ttl?.json, "role": role.map { .string($0.rawValue) },
+            "duration": duration?.json,
+        ])
+    }
+}
+
+/// GroupPreferences (chat-api.md §7.3): every feature optional, plus the group bot's commands (opaque). Keys the core
+/// does not know are dropped, as its typed decoder drops them.
+public struct GroupPreferences: Hashable, Sendable {
+    public var features: [String: GroupPreference] = [:]
+    /// `[ChatBotCommand]`, opaque to the core.
+    public var commands: [CanonicalJSON]?
+
+    public init() {}
+
+    init(_ input: JSONInput) throws(ChatError) {
+        _ = try input.object()
+        for feature in GroupFeature.allCases {
+            if let p = try input.member(feature.rawValue) {
+                features[feature.rawValue] = try GroupPreference(p, feature.parameter)
+            }
+        }
+        commands = try input.member("commands")?.array().map(\.value)
+    }
+
+    var json: JSONValue {
+        var fields = GroupFeature.allCases.compactMap { f in features[f.rawValue].map { JSONField(f.rawValue, $0.json) } }
+        if let commands { fields.append(JSONField("commands", .array(commands.map(JSONValue.init)))) }
+        return .object(fields)
+    }
+
+    /// FullGroupPreferences (`GroupInfo.fullGroupPreferences`): the group's choice for each feature, else the core's
+    /// default; `commands` always present.
+    var full: JSONValue {
+        var fields = GroupFeature.allCases.map { f in
+            JSONField(f.rawValue, (features[f.rawValue] ?? f.defaultPreference).json)
+        }
+        fields.append(JSONField("commands", .array((commands ?? []).map(JSONValue.init))))
+        return .object(fields)
+    }
+}

@@ -1,0 +1,65 @@
+import ChatCore
+import SimplexEncoding
+import XCTest
+
+/// Network configuration and reconnection, chat-api.md §4.10 and §7.27, through command lines.
+final class NetworkConfigTests: XCTestCase {
+    /// The defaults of §7.27, every field present but the absent SOCKS proxy.
+    static let defaults =
+        #"{"socksMode":"always","hostMode":"onionViaSocks","requiredHostMode":false,"sessionMode":"user","smpProxyMode":"always","smpProxyFallback":"allowProtected","smpWebPortServers":"preset","tcpConnectTimeout":{"backgroundTimeout":45000000,"interactiveTimeout":15000000},"tcpTimeout":{"backgroundTimeout":30000000,"interactiveTimeout":10000000},"tcpTimeoutPerKb":10000,"rcvConcurrency":12,"tcpKeepAlive":{"keepIdle":30,"keepIntvl":15,"keepCnt":4},"smpPingInterval":1200000000,"smpPingCount":3,"logTLSErrors":false}"#
+
+    func testDefaultsBeforeAnySetting() async throws {
+        let h = try EngineHarness()
+        await h.chatError("/network", "noActiveUser")
+        await h.chatError(#"/_network {}"#, "noActiveUser")
+        await h.createUser("alice")
+        // A user is enough: the chat need not be started.
+        await h.expect("/network", #"{"result":{"type":"networkConfig","networkConfig":"# + Self.defaults + "}}")
+        await h.expect("/net", #"{"result":{"type":"networkConfig","networkConfig":"# + Self.defaults + "}}")
+    }
+
+    func testSetKeepsTheConfigurationAndFillsDefaults() async throws {
+        let h = try EngineHarness()
+        await h.createUser("alice")
+        await h.expect(
+            #"/_network {"socksProxy":"127.0.0.1:9050","hostMode":"public","smpProxyMode":"never","tcpTimeout":7000000,"logTLSErrors":true}"#,
+            #"{"result":{"type":"cmdOk"}}"#)
+        let r = await h.result("/network", "networkConfig")
+        let config = try XCTUnwrap(r["networkConfig"])
+        XCTAssertEqual(config["socksProxy"]?.stringValue, "127.0.0.1:9050")
+        XCTAssertEqual(config["hostMode"]?.stringValue, "public")
+        XCTAssertEqual(config["smpProxyMode"]?.stringValue, "never")
+        XCTAssertEqual(config["logTLSErrors"]?.boolValue, true)
+        // An older client's single timeout stays as it was sent.
+        XCTAssertEqual(config["tcpTimeout"]?.integerValue, 7_000_000)
+        XCTAssertEqual(config["socksMode"]?.stringValue, "always")
+        // tcpKeepAlive is optional: left out, there is none.
+        XCTAssertNil(config["tcpKeepAlive"])
+        await h.result(#"/_network "# + Self.defaults, "cmdOk")
+        await h.expect("/network", #"{"result":{"type":"networkConfig","networkConfig":"# + Self.defaults + "}}")
+    }
+
+    func testBadConfigurationsAreRefusedAndChangeNothing() async throws {
+        let h = try EngineHarness()
+        await h.createUser("alice")
+        for bad in [
+            #"{"hostMode":"tor"}"#, #"{"socksProxy":"localhost"}"#, #"{"socksProxy":"host:70000"}"#,
+            #"{"tcpConnectTimeout":{"backgroundTimeout":1}}"#, #"{"tcpTimeout":-5}"#, #"{"smpPingCount":-1}"#,
+            #"{"tcpKeepAlive":{"keepIdle":1,"keepIntvl":1}}"#, #"{"requiredHostMode":"yes"}"#,
+        ] {
+            await h.chatError("/_network " + bad, "commandError")
+        }
+        await h.expect("/network", #"{"result":{"type":"networkConfig","networkConfig":"# + Self.defaults + "}}")
+    }
+
+    func testReconnectHasNothingToReconnect() async throws {
+        let h = try EngineHarness()
+        await h.chatError("/reconnect", "noActiveUser")
+        await h.createUser("alice")
+        await h.expect("/reconnect", #"{"result":{"type":"cmdOk"}}"#)
+        await h.chatError("/reconnect 1 smp://abc@smp.example.com", "chatNotStarted")
+        await h.result("/_start", "chatStarted")
+        await h.expect("/reconnect 1 smp://abc@smp.example.com", #"{"result":{"type":"cmdOk"}}"#)
+        await h.chatError("/reconnect 2 smp://abc@smp.example.com", "differentActiveUser")
+    }
+}
