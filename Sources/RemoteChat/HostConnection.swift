@@ -20,14 +20,27 @@ public actor HostConnection {
     private var ended = false
     private let notify: @Sendable (Notice) -> Void
 
+    /// TCP keep-alive: how soon a controller that vanished without closing the connection is noticed.
+    public struct KeepAlive: Sendable, Equatable {
+        /// Seconds of silence before the first probe, seconds between probes, probes unanswered before giving up.
+        public var idle: Int32, interval: Int32, probes: Int32
+        /// xrcp.md §17: idle 30 s, interval 15 s, 4 probes.
+        public static let reference = KeepAlive(idle: 30, interval: 15, probes: 4)
+        public init(idle: Int32, interval: Int32, probes: Int32) {
+            self.idle = idle
+            self.interval = interval
+            self.probes = probes
+        }
+    }
+
     /// Connects to the invitation's address and starts TLS; `notify` hears the session code and the outcome.
     public init(
         setup: HostSessionSetup, handler: any RemoteHostHandler, connectTimeout: Double = 10,
-        notify: @escaping @Sendable (Notice) -> Void
+        keepAlive: KeepAlive = .reference, notify: @escaping @Sendable (Notice) -> Void
     ) throws {
         let invitation = setup.invitation.invitation
         tcp = try TCPConnection.connect(to: try IPv4Endpoint(invitation.host, invitation.port), timeout: connectTimeout)
-        try tcp.enableKeepAlive()
+        try tcp.enableKeepAlive(idle: keepAlive.idle, interval: keepAlive.interval, probes: keepAlive.probes)
         session = try HostSession(setup)
         self.handler = handler
         self.notify = notify

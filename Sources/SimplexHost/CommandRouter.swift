@@ -6,10 +6,13 @@ internal import SimplexEncoding
 public struct CommandRouter: Sendable {
     public let remoteControl: HostRemoteControl
     public let backend: any ChatBackend
+    /// With `--reconnect`: told about the user's remote-control commands, so its automatic search gives way.
+    public let reconnector: Reconnector?
 
-    public init(remoteControl: HostRemoteControl, backend: any ChatBackend) {
+    public init(remoteControl: HostRemoteControl, backend: any ChatBackend, reconnector: Reconnector? = nil) {
         self.remoteControl = remoteControl
         self.backend = backend
+        self.reconnector = reconnector
     }
 
     /// Runs a line typed locally; returns the FFI envelope.
@@ -22,6 +25,11 @@ public struct CommandRouter: Sendable {
             return await backend.execute(line)
         }
         if command.name != .setLocalDeviceName, let refusal = await backend.remoteControlPrecondition() { return refusal }
+        switch command.name {
+        case .connectRemoteCtrl, .findKnownRemoteCtrl, .deleteRemoteCtrl: await reconnector?.userCommand(stop: false)
+        case .stopRemoteCtrl: await reconnector?.userCommand(stop: true)
+        default: break
+        }
         do {
             return Envelope.result(try await remoteControlCommand(command))
         } catch {

@@ -10,19 +10,24 @@ public actor EventRouter {
     private var remoteQueue: [[UInt8]] = []
     /// Long polls waiting for an event, oldest first.
     private var waiters: [(id: UUID, continuation: CheckedContinuation<[UInt8]?, Never>)] = []
+    private var remoteQueueBytes = 0
     /// Events the controller has not fetched yet; past this the controller is too slow and the session ends.
     public let remoteBound: Int
+    /// The same bound in bytes, so a few huge events cannot take the host's memory either.
+    public let remoteBoundBytes: Int
     private var running = false
 
     /// `isRemoteConnected` tells whether a controller is connected; `endRemoteSession` ends it when it falls behind.
     public init(
-        backend: any ChatBackend, remoteBound: Int = 4096, isRemoteConnected: @escaping @Sendable () async -> Bool,
-        endRemoteSession: @escaping @Sendable () async -> Void, local: @escaping @Sendable ([UInt8]) -> Void
+        backend: any ChatBackend, remoteBound: Int = 4096, remoteBoundBytes: Int = 16 << 20,
+        isRemoteConnected: @escaping @Sendable () async -> Bool, endRemoteSession: @escaping @Sendable () async -> Void,
+        local: @escaping @Sendable ([UInt8]) -> Void
     ) {
         self.backend = backend
         self.isRemoteConnected = isRemoteConnected
         self.endRemoteSession = endRemoteSession
         self.remoteBound = remoteBound
+        self.remoteBoundBytes = remoteBoundBytes
         self.local = local
     }
 
@@ -47,7 +52,8 @@ public actor EventRouter {
             return
         }
         remoteQueue.append(event)
-        if remoteQueue.count > remoteBound {
+        remoteQueueBytes += event.count
+        if remoteQueue.count > remoteBound || remoteQueueBytes > remoteBoundBytes {
             // Nothing is dropped: the session ends and the queued events go to the local side.
             let end = endRemoteSession
             Task { await end() }
@@ -58,11 +64,16 @@ public actor EventRouter {
     private func flushRemoteToLocal() {
         for e in remoteQueue { local(e) }
         remoteQueue = []
+        remoteQueueBytes = 0
     }
 
     /// The controller's long poll: the next event, or nil after `waitMicroseconds`.
     public func nextRemoteEvent(waitMicroseconds: Int64) async -> [UInt8]? {
-        if !remoteQueue.isEmpty { return remoteQueue.removeFirst() }
+        if !remoteQueue.isEmpty {
+            let event = remoteQueue.removeFirst()
+            remoteQueueBytes -= event.count
+            return event
+        }
         let id = UUID()
         return await withCheckedContinuation { (c: CheckedContinuation<[UInt8]?, Never>) in
             waiters.append((id, c))

@@ -17,6 +17,8 @@ public struct RemoteControlTimeouts: Sendable {
     public var hello: Double = 15
     /// Multicast discovery.
     public var discovery: Double = 30
+    /// TCP keep-alive on the session's connection: a controller that vanished is noticed after idle + interval × probes.
+    public var keepAlive = HostConnection.KeepAlive.reference
     public init() {}
 }
 
@@ -197,12 +199,7 @@ public actor HostRemoteControl {
         if attempt.ended {
             // The connection broke while the pairing was being stored: it is stored, and the session is over.
             session = nil
-            emit(
-                .object([
-                    "type": .string("remoteCtrlStopped"),
-                    "rcsState": .object(["type": .string("connected"), "sessionCode": .string(shown)]),
-                    "rcStopReason": .object(["type": .string("disconnected")]),
-                ]))
+            emitDisconnected(code: shown)
         }
         return .object([
             "type": .string("remoteCtrlConnected"),
@@ -246,6 +243,18 @@ public actor HostRemoteControl {
         case nil: break
         }
         return Self.cmdOk
+    }
+
+    /// Ends a connected session from the host's side for a reason other than the user's stop (the controller fell
+    /// behind on events): the host UI hears `remoteCtrlStopped` with `disconnected`, the only reason the API has
+    /// for an established session (xrcp.md §14.3). Returns whether a session was ended.
+    @discardableResult
+    public func disconnect() async -> Bool {
+        guard case .connected(let attempt, let code, _)? = session else { return false }
+        session = nil
+        await attempt.connection?.stop()
+        emitDisconnected(code: code)
+        return true
     }
 
     /// `/delete remote ctrl <id>`.
@@ -299,7 +308,9 @@ public actor HostRemoteControl {
         let owner = WeakService(self)
         Task.detached {
             do {
-                let connection = try HostConnection(setup: setup, handler: handler, connectTimeout: timeouts.connect) { notice in
+                let connection = try HostConnection(
+                    setup: setup, handler: handler, connectTimeout: timeouts.connect, keepAlive: timeouts.keepAlive
+                ) { notice in
                     Task { await owner.value?.notice(notice, attempt) }
                 }
                 await owner.value?.attach(connection, attempt)
@@ -388,12 +399,7 @@ public actor HostRemoteControl {
                     error.map(Self.chatError) ?? .remoteCtrl(.inactive))
             case .connected(let a, let code, _)? where a === attempt:
                 session = nil
-                emit(
-                    .object([
-                        "type": .string("remoteCtrlStopped"),
-                        "rcsState": .object(["type": .string("connected"), "sessionCode": .string(code)]),
-                        "rcStopReason": .object(["type": .string("disconnected")]),
-                    ]))
+                emitDisconnected(code: code)
             default:
                 break  // stopped by the user: no event
             }
@@ -432,6 +438,15 @@ public actor HostRemoteControl {
         guard case .searching(_, nil)? = session else { return }
         session = nil
         stopped(state: .object(["type": .string("searching")]), reason: "discoveryFailed", .rcp(.notDiscovered))
+    }
+
+    private func emitDisconnected(code: String) {
+        emit(
+            .object([
+                "type": .string("remoteCtrlStopped"),
+                "rcsState": .object(["type": .string("connected"), "sessionCode": .string(code)]),
+                "rcStopReason": .object(["type": .string("disconnected")]),
+            ]))
     }
 
     private func stopped(state: CanonicalJSON, reason: String, _ error: ChatError) {

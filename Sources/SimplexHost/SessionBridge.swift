@@ -1,4 +1,3 @@
-internal import ChatModel
 public import Foundation
 public import RemoteChat
 public import XRCP
@@ -18,8 +17,8 @@ public struct SessionBridge: RemoteHostHandler {
     }
 
     public func execute(command: String, retryNumber: Int64) async -> [UInt8] {
-        if let parsed = try? ChatCommand(parsing: command), RemotePolicy.neverForwarded.contains(parsed.name) {
-            return Envelope.error(.commandError("\(parsed.name.rawValue) is not allowed remotely"))
+        if let refused = RemotePolicy.refusal(command) {
+            return Envelope.error(.commandError("\(refused) is not allowed remotely"))
         }
         return await backend.execute(command)
     }

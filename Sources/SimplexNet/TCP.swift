@@ -17,11 +17,15 @@ public final class TCPConnection: @unchecked Sendable {
     }
 
     /// TCP keep-alive, so a controller that vanished is noticed (xrcp.md §17: idle 30 s, then every 15 s, 4 probes).
+    /// Unacknowledged data is given up on after the same time (`TCP_USER_TIMEOUT`): probes are only sent on an idle
+    /// connection, and a long-poll answer written to a dead peer would otherwise be retried for many minutes.
     public func enableKeepAlive(idle: Int32 = 30, interval: Int32 = 15, probes: Int32 = 4) throws(NetError) {
         try socket.setOption(SOL_SOCKET, SO_KEEPALIVE, 1)
         try socket.setOption(Int32(IPPROTO_TCP), TCP_KEEPIDLE, idle)
         try socket.setOption(Int32(IPPROTO_TCP), TCP_KEEPINTVL, interval)
         try socket.setOption(Int32(IPPROTO_TCP), TCP_KEEPCNT, probes)
+        let milliseconds = (Int64(idle) + Int64(interval) * Int64(probes)) * 1000
+        try socket.setOption(Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(clamping: milliseconds))
     }
 
     /// Connects within `timeout` seconds; the error says why it failed (refused, timed out, unreachable …).

@@ -114,9 +114,12 @@ case "crypto":
 case "session":
     try SessionBenchmark.setup(rounds: 20)
     try await SessionBenchmark.roundTrip(requests: 300)
+case "host":
+    try await HostBenchmark.run(events: 5000, requests: 300)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
-    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | session | kem-roundtrip [N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: simplex-bench [crypto] [--seconds S] | session | host | kem-roundtrip [N]\n".utf8))
     exit(2)
 }

@@ -1,5 +1,47 @@
 import Foundation
 import SimplexEncoding
+import SimplexHost
+
+/// `simplex-host --json`: commands one per line on standard input, run in order; every response and event as one JSON
+/// line on standard output, hints for people on standard error. Ends at the end of input or on SIGINT/SIGTERM, stopping
+/// a session first.
+enum ScriptingMode {
+    static func run(_ options: Options) async -> Int32 {
+        let output = OutputLines()
+        let runtime: HostRuntime
+        do {
+            runtime = try HostRuntime(
+                options: options,
+                output: HostRuntime.Output(
+                    coreEvent: { envelope in Task { await output.write(Scripting.event(envelope)) } },
+                    remoteEvent: { event in
+                        if let hint = Hints.forEvent(event) { Say.error(hint) }
+                        Task { await output.write(Scripting.event(event)) }
+                    },
+                    // What the reconnector ran answers like a command, without a corrId.
+                    automaticResponse: { envelope in Task { await output.write(Scripting.response(envelope, corrId: nil)) } },
+                    controllerTooSlow: { bound in
+                        Say.error("the controller stopped fetching events (\(bound) waiting), so its session was ended")
+                    }))
+        } catch { return Say.failure(error) }
+
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        Signals.onTermination { _ in continuation.finish() }
+        Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }.start()
+        for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            let (corrId, command) = Scripting.request(line)
+            let envelope = await runtime.router.executeLocal(command)
+            let response = Scripting.response(envelope, corrId: corrId)
+            if let hint = Hints.forResponse(response) { Say.error(hint) }
+            await output.write(response)
+        }
+        await runtime.shutdown()
+        return ExitCode.ok.rawValue
+    }
+}
 
 /// Writes one JSON line at a time to standard output, flushed at once.
 actor OutputLines {

@@ -64,6 +64,24 @@ final class EventRouterTests: XCTestCase {
         XCTAssertEqual(remote.stopCount, 1)
         XCTAssertEqual(local.all.compactMap(\.stringValue), ["a", "d", "e", "f", "g"])
     }
+
+    func testAFewHugeEventsEndTheSessionToo() async throws {
+        let backend = ScriptedBackend()
+        let remote = Flag()
+        remote.value = true
+        let local = EventLog()
+        let router = EventRouter(
+            backend: backend, remoteBound: 100, remoteBoundBytes: 1000, isRemoteConnected: { remote.value },
+            endRemoteSession: { remote.stopped() }, local: { local.append(.string(String(decoding: $0, as: UTF8.self))) })
+        let task = Task.detached { await router.run() }
+        defer { task.cancel() }
+        let big = String(repeating: "x", count: 600)
+        await backend.push(big)
+        await backend.push(big)
+        let flushed = await local.wait(timeout: 3) { $0.stringValue?.count == 600 }
+        XCTAssertTrue(flushed, "two events past the byte bound go to the local side")
+        XCTAssertEqual(remote.stopCount, 1)
+    }
 }
 
 extension EventLog {

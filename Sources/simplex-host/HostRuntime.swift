@@ -1,0 +1,186 @@
+import ChatStore
+import Foundation
+import SimplexEncoding
+import SimplexHost
+
+/// Why the host could not start, with the exit code and a hint for a person.
+struct StartFailure: Error {
+    let message: String
+    let hint: String?
+    let code: ExitCode
+}
+
+/// The data folder: private to its owner, since it holds the pairing keys and the chat databases.
+struct DataFolder {
+    let url: URL
+
+    var databasePrefix: String { url.appendingPathComponent("simplex_v1").path }
+    var filesFolder: URL { url.appendingPathComponent("files") }
+    private var deviceNameFile: URL { url.appendingPathComponent("device-name") }
+
+    /// Creates the folder (0700) and tightens what an older version or a copy left readable: the folder to 0700,
+    /// the files in it to 0600. Everything the process creates afterwards is private by its umask.
+    func prepare() throws(StartFailure) {
+        umask(0o077)
+        do {
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+            for name in try FileManager.default.contentsOfDirectory(atPath: url.path) {
+                let path = url.appendingPathComponent(name).path
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+                try FileManager.default.setAttributes([.posixPermissions: isFolder.boolValue ? 0o700 : 0o600], ofItemAtPath: path)
+            }
+            try removeUnfinishedUploads()
+        } catch {
+            throw StartFailure(
+                message: "cannot use the data folder \(url.path): \(error.localizedDescription)",
+                hint: "choose another with --data DIR", code: .storage)
+        }
+    }
+
+    /// Uploads cut off by a crash or a kill stay behind under temporary names: they are never files of the chat.
+    private func removeUnfinishedUploads() throws {
+        guard FileManager.default.fileExists(atPath: filesFolder.path) else { return }
+        for name in try FileManager.default.contentsOfDirectory(atPath: filesFolder.path) where name.hasPrefix(".upload-") {
+            try FileManager.default.removeItem(at: filesFolder.appendingPathComponent(name))
+        }
+    }
+
+    /// The device name kept by `simplex-host name`.
+    var storedDeviceName: String? {
+        guard let data = FileManager.default.contents(atPath: deviceNameFile.path) else { return nil }
+        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? nil : name
+    }
+
+    func storeDeviceName(_ name: String) throws(StartFailure) {
+        do { try Data((name + "\n").utf8).write(to: deviceNameFile, options: .atomic) } catch {
+            throw StartFailure(
+                message: "cannot keep the device name in \(deviceNameFile.path): \(error.localizedDescription)", hint: nil,
+                code: .storage)
+        }
+    }
+}
+
+/// The host, wired: the core, the pairing store, the event router, the session bridge, the remote-control service,
+/// the command router and, with `--reconnect`, the reconnector. Each mode says where events go.
+final class HostRuntime: Sendable {
+    let folder: DataFolder
+    let backend: any ChatBackend
+    let remoteControl: HostRemoteControl
+    let router: CommandRouter
+    let reconnector: Reconnector?
+    let deviceName: String
+    private let events: EventRouter
+    private let eventTask: Task<Void, Never>
+    private let remoteEventTask: Task<Void, Never>
+
+    /// What the host tells its user.
+    struct Output: Sendable {
+        /// A core event while no controller is connected (an FFI envelope).
+        var coreEvent: @Sendable ([UInt8]) -> Void
+        /// A remote-control event (xrcp.md §14.3).
+        var remoteEvent: @Sendable (CanonicalJSON) -> Void
+        /// The envelope of a command the reconnector ran on the user's behalf.
+        var automaticResponse: @Sendable ([UInt8]) -> Void
+        /// The controller fell behind on events and its session was ended.
+        var controllerTooSlow: @Sendable (Int) -> Void
+    }
+
+    init(options: Options, output: Output) throws(StartFailure) {
+        folder = DataFolder(url: options.dataFolder)
+        try folder.prepare()
+        if let library = options.coreLibrary {
+            throw StartFailure(
+                message: "--core-lib \(library): running a libsimplex needs its C interface, which this build does not have yet",
+                hint: "leave out --core-lib to run the embedded core", code: .unavailable)
+        }
+        let store: ChatStoreActor
+        do {
+            store = try ChatStoreActor(prefix: folder.databasePrefix, confirmation: .yesUp)
+            backend = try CoreBackend.make(prefix: folder.databasePrefix)
+        } catch {
+            throw StartFailure(
+                message: "cannot open the databases in \(folder.url.path): \(error)",
+                hint: "is another simplex-host using an older copy? --data DIR chooses another folder", code: .storage)
+        }
+        deviceName = options.deviceName ?? folder.storedDeviceName ?? ProcessInfo.processInfo.hostName
+
+        let box = ServiceBox()
+        let queueBound = options.eventQueue ?? 4096
+        events = EventRouter(
+            backend: backend, remoteBound: queueBound, isRemoteConnected: { await box.remoteControl?.isConnected ?? false },
+            endRemoteSession: {
+                if await box.remoteControl?.disconnect() == true { output.controllerTooSlow(queueBound) }
+            },
+            local: output.coreEvent)
+        let bridge = SessionBridge(backend: backend, events: events, filesFolder: folder.filesFolder)
+        var multicast = MulticastSettings()
+        if let g = options.multicastGroup { multicast.group = g }
+        if let p = options.multicastPort { multicast.port = p }
+        multicast.interfaceAddress = options.multicastInterface
+        var timeouts = RemoteControlTimeouts()
+        if let t = options.timeouts["connect"] { timeouts.connect = t }
+        if let t = options.timeouts["tls"] { timeouts.tls = t }
+        if let t = options.timeouts["hello"] { timeouts.hello = t }
+        if let t = options.timeouts["discovery"] { timeouts.discovery = t }
+        if let k = options.keepAlive { timeouts.keepAlive = .init(idle: k.idle, interval: k.interval, probes: k.probes) }
+
+        // Remote-control events reach the reconnector in the order they happen, after the user has seen them.
+        let (remoteEvents, remoteContinuation) = AsyncStream.makeStream(of: CanonicalJSON.self)
+        remoteControl = HostRemoteControl(
+            store: store, handler: bridge, deviceName: deviceName, timeouts: timeouts, multicast: multicast,
+            emit: { event in
+                output.remoteEvent(event)
+                remoteContinuation.yield(event)
+            })
+        box.remoteControl = remoteControl
+        let reconnector = options.reconnect ? Reconnector(remoteControl: remoteControl, report: output.automaticResponse) : nil
+        self.reconnector = reconnector
+        router = CommandRouter(remoteControl: remoteControl, backend: backend, reconnector: reconnector)
+        let events = self.events
+        eventTask = Task.detached { await events.run() }
+        remoteEventTask = Task.detached {
+            for await event in remoteEvents { await reconnector?.observe(event) }
+        }
+    }
+
+    /// A person's modes start the chat as the apps do: with the profile there is (or `--profile NAME` creates).
+    func startChat(profile: String?) async throws(StartFailure) {
+        let user = await backend.execute("/user")
+        if user.starts(with: Array(#"{"error""#.utf8)) {
+            guard let profile else {
+                throw StartFailure(
+                    message: "there is no chat profile yet", hint: "add --profile NAME once to create it (desktops show it)",
+                    code: .noProfile)
+            }
+            let created = await backend.execute("/create user \(profile)")
+            if created.starts(with: Array(#"{"error""#.utf8)) {
+                throw StartFailure(
+                    message: "cannot create the profile \(profile): \(String(decoding: created, as: UTF8.self))",
+                    hint: "a profile name is one word; use another", code: .failed)
+            }
+        }
+        let started = await backend.execute("/_start")
+        if started.starts(with: Array(#"{"error""#.utf8)) {
+            throw StartFailure(
+                message: "cannot start the chat: \(String(decoding: started, as: UTF8.self))", hint: nil, code: .failed)
+        }
+    }
+
+    /// Ends a session and stops the event loops (a signal, the end of input, the subcommand done).
+    func shutdown() async {
+        await reconnector?.userCommand(stop: true)
+        _ = await remoteControl.stop()
+        eventTask.cancel()
+        remoteEventTask.cancel()
+    }
+}
+
+/// Lets closures made before the service exists reach it.
+private final class ServiceBox: @unchecked Sendable {
+    // Set once, before any command runs.
+    var remoteControl: HostRemoteControl?
+}
