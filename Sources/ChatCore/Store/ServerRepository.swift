@@ -42,7 +42,8 @@ struct ServerRepository {
 
     /// Every version of the conditions, oldest first.
     func allConditions() throws(ChatError) -> [UsageConditions] {
-        try query(Self.conditionsColumns + " ORDER BY usage_conditions_id").map { (r) throws(ChatError) in try Self.conditions(r) }
+        try query(Self.conditionsColumns + " ORDER BY usage_conditions_id").map { (r) throws(ChatError) in try Self.conditions(r)
+        }
     }
 
     func insertConditions(_ c: UsageConditions) throws(ChatError) {
@@ -141,7 +142,10 @@ struct ServerRepository {
             UPDATE server_operators SET trade_name = ?, legal_name = ?, server_domains = ?, updated_at = ?
             WHERE server_operator_id = ?
             """,
-            [.text(p.tradeName), .text(p.legalName), .text(p.serverDomains.joined(separator: ",")), .text(ts.iso8601), .integer(id)]
+            [
+                .text(p.tradeName), .text(p.legalName), .text(p.serverDomains.joined(separator: ",")), .text(ts.iso8601),
+                .integer(id),
+            ]
         )
     }
 
@@ -263,7 +267,8 @@ struct ServerRepository {
     /// Removes a server the user added; preset servers stay (they can only be disabled).
     func deleteServer(id: Int64, userId: Int64) throws(ChatError) {
         try run(
-            "DELETE FROM protocol_servers WHERE user_id = ? AND smp_server_id = ? AND preset = 0", [.integer(userId), .integer(id)])
+            "DELETE FROM protocol_servers WHERE user_id = ? AND smp_server_id = ? AND preset = 0",
+            [.integer(userId), .integer(id)])
     }
 
     private static func serverValues(_ s: UserServer) -> [SQLValue] {
