@@ -83,8 +83,7 @@ final class HumanCommandTests: XCTestCase {
         }
         let notServed: [(String, CommandName)] = [
             ("/* note", .apiCreateChatItems), ("/clear *", .apiClearChat),
-            ("/network socks=on", .apiSetNetworkConfig), ("/operators 1:on", .apiSetServerOperators),
-            ("/db export", .apiExportArchive),
+            ("/network socks=on", .apiSetNetworkConfig), ("/db export", .apiExportArchive),
         ]
         for (line, name) in notServed {
             let outcome = await h.engine.execute(try ChatCommand(parsing: line))

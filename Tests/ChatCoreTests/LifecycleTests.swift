@@ -88,7 +88,11 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(r["versionInfo"]?.keys, ["simplexmqCommit", "simplexmqVersion", "version"])
         let chat = r["chatMigrations"]?.arrayValue?.compactMap { $0["upName"]?.stringValue } ?? []
         XCTAssertEqual(
-            chat, ["m20261130_remote_control", "m20261201_chat_users", "m20261202_local_groups", "m20261203_chat_tags"])
+            chat,
+            [
+                "m20261130_remote_control", "m20261201_chat_users", "m20261202_local_groups", "m20261203_chat_tags",
+                "m20261204_servers_operators",
+            ])
         XCTAssertEqual(r["chatMigrations"]?.arrayValue?.first?["withDown"]?.boolValue, true)
         XCTAssertEqual(r["agentMigrations"]?.arrayValue?.count, 1)
     }

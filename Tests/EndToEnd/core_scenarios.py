@@ -189,13 +189,39 @@ def network(core):
     s.step("/reconnect", "cmdOk")
 
 
+def servers_and_operators(core):
+    s = Scenario(core, "4.12")
+    ops = s.step("/_operators", "serverOperatorConditions",
+                 ("two presets", lambda r: [o["operatorTag"] for o in r["conditions"]["serverOperators"]] == ["simplex", "flux"]))
+    cid = ops["conditions"]["currentConditions"]["conditionsId"]
+    s.step("/_conditions", "usageConditions")
+    s.step(f"/_conditions_notified {cid}", "cmdOk")
+    s.step(f"/_accept_conditions {cid} 1", "serverOperatorConditions",
+           ("accepted", lambda r: r["conditions"]["conditionsAction"]["type"] == "accepted"))
+    s.step("/operators 2:off", "serverOperatorConditions")
+    got = s.step("/_servers 1", "userServers",
+                 ("grouped", lambda r: [("operator" in g) for g in r["userServers"]] == [True, True, False]))
+    groups = got["userServers"]
+    s.step("/_validate_servers 1 " + json.dumps(groups), "userServersValidation",
+           ("no errors", lambda r: r["serverErrors"] == []))
+    own = groups[-1]
+    own["smpServers"] = [{"server": "smp://abcd@smp8.simplex.im", "preset": False, "enabled": True, "deleted": False}]
+    s.step("/_validate_servers 1 " + json.dumps(groups), "userServersValidation",
+           ("duplicate", lambda r: [e["type"] for e in r["serverErrors"]] == ["duplicateServer", "duplicateServer"]))
+    s.step("/_servers 1 " + json.dumps(groups), "chatCmdError:commandError")
+    own["smpServers"] = [{"server": "smp://abcd@smp.example.com", "preset": False, "enabled": True, "deleted": False}]
+    s.step("/_servers 1 " + json.dumps(groups), "cmdOk")
+    s.step("/_accept_conditions 2 9", "chatCmdError:errorStore:operatorNotFound")
+
+
 def refusals(core):
     s = Scenario(core, "refused")
     s.step("/_connect 1", "chatCmdError:commandError",
            ("names the command", lambda r: "apiAddContact" in r["chatError"]["errorType"]["message"]))
 
 
-SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, network, refusals]
+SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, network,
+             servers_and_operators, refusals]
 
 
 def validator_self_test(schema):

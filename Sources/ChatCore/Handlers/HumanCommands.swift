@@ -247,9 +247,7 @@ extension ChatController {
             c.config = try rawJSON(.record(["archivePath": .string(archiveFileName(now))]))
             return try dispatch(.apiExportArchive(c))
         // §4.12
-        case .setServerOperators:
-            // The roles are applied to the stored operators, which the embedded core does not hold yet.
-            throw NetworkRefusal.notServed(h.name)
+        case .setServerOperators(let a): return try setServerOperatorsRoles(a.operators)
         case .testProtoServer(let a):
             var c = ChatCommand.APITestProtoServer()
             c.userId = try requireUser().userId

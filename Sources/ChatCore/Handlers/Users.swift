@@ -30,9 +30,11 @@ extension ChatController {
             createdAt = createdAt.adding(seconds: -(2 * 86400 + r % 86401))
         }
         let user = try store.write { () throws(ChatError) in
-            try store.createUser(
+            let user = try store.createUser(
                 profile: profile, userChatRelay: newUser.userChatRelay, clientService: newUser.clientService,
                 createdAt: createdAt)
+            try addServers(for: user, copyingFrom: currentUser)
+            return user
         }
         currentUser = user
         return .activeUser(user: user)

@@ -40,6 +40,10 @@ public enum ChatResponse: Equatable, Sendable {
     case networkConfig(networkConfig: NetworkConfig)
     /// `groupRelays` are GroupRelay values; a local group has none.
     case groupRelays(user: User, groupInfo: GroupInfo, groupRelays: [JSONValue])
+    case serverOperatorConditions(conditions: ServerOperatorConditions)
+    case userServers(user: User, userServers: [UserOperatorServers])
+    case userServersValidation(user: User, serverErrors: [UserServersError], serverWarnings: [UserServersWarning])
+    case usageConditions(usageConditions: UsageConditions, conditionsText: String, acceptedConditions: UsageConditions?)
 
     /// The `type` tag.
     public var type: String {
@@ -75,6 +79,10 @@ public enum ChatResponse: Equatable, Sendable {
         case .tagsUpdated: "tagsUpdated"
         case .networkConfig: "networkConfig"
         case .groupRelays: "groupRelays"
+        case .serverOperatorConditions: "serverOperatorConditions"
+        case .userServers: "userServers"
+        case .userServersValidation: "userServersValidation"
+        case .usageConditions: "usageConditions"
         }
     }
 
@@ -123,6 +131,14 @@ public enum ChatResponse: Equatable, Sendable {
         case .networkConfig(let config): .tagged(type, ["networkConfig": config.json])
         case .groupRelays(let user, let info, let relays):
             .tagged(type, ["user": user.json, "groupInfo": info.json, "groupRelays": .array(relays)])
+        case .serverOperatorConditions(let conditions): .tagged(type, ["conditions": conditions.json])
+        case .userServers(let user, let servers): .tagged(type, ["user": user.json, "userServers": .list(servers)])
+        case .userServersValidation(let user, let errors, let warnings):
+            .tagged(type, ["user": user.json, "serverErrors": .list(errors), "serverWarnings": .list(warnings)])
+        case .usageConditions(let current, let text, let accepted):
+            .tagged(
+                type,
+                ["usageConditions": current.json, "conditionsText": .string(text), "acceptedConditions": accepted?.json])
         }
     }
 }

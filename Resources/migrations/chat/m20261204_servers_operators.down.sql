@@ -1,0 +1,7 @@
+DROP INDEX idx_smp_servers_user_id;
+DROP TABLE protocol_servers;
+DROP INDEX idx_operator_usage_conditions_conditions_commit;
+DROP INDEX idx_operator_usage_conditions_server_operator_id;
+DROP TABLE operator_usage_conditions;
+DROP TABLE usage_conditions;
+DROP TABLE server_operators;
