@@ -108,7 +108,9 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
-            dependencies: ["SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet"],
+            dependencies: [
+                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "ChatCore", "SimplexABI",
+            ],
             swiftSettings: strictSwift),
 
         // MARK: Tests

@@ -6,16 +6,18 @@ enum CBuffer {
     /// A NUL-terminated copy of `bytes`.
     static func string(_ bytes: some Collection<UInt8>) -> UnsafeMutablePointer<CChar> {
         let out = allocate(bytes.count + 1)
-        var i = 0
-        for b in bytes {
-            out[i] = b
-            i += 1
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            if let base = source.baseAddress { out.update(from: base, count: source.count) }
         }
-        out[i] = 0
+        if copied == nil { _ = UnsafeMutableBufferPointer(start: out, count: bytes.count).initialize(from: bytes) }
+        out[bytes.count] = 0
         return UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self)
     }
 
-    static func string(_ text: String) -> UnsafeMutablePointer<CChar> { string(Array(text.utf8)) }
+    static func string(_ text: String) -> UnsafeMutablePointer<CChar> {
+        var text = text
+        return text.withUTF8 { string($0) }
+    }
 
     /// `count` uninitialised bytes. Running out of memory ends the process, as it does in the official core: every
     /// answer is promised non-NULL.
