@@ -2,7 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
-//   L5  simplex-host (CLI)
+//   L5  simplex-host (CLI)  SimplexABI (libsimplex.so)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
@@ -23,6 +23,8 @@ let package = Package(
     products: [
         .executable(name: "simplex-host", targets: ["simplex-host"]),
         .executable(name: "simplex-bench", targets: ["simplex-bench"]),
+        // libsimplex.so: the official core's C ABI (chat-api.md §9) over the embedded core.
+        .library(name: "simplex", type: .dynamic, targets: ["SimplexABI"]),
     ],
     targets: [
         // MARK: C libraries from Debian, each wrapped by exactly one Swift module.
@@ -32,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: apt("libsqlite3-dev")),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: apt("libqrencode-dev")),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: apt("libzstd-dev")),
+        // The C header of libsimplex, for C programs and for hosts that load a libsimplex at run time.
+        .systemLibrary(name: "CLibSimplex"),
 
         // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
         // because key generation is a few million arithmetic operations.
@@ -96,11 +100,16 @@ let package = Package(
             name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding"],
             swiftSettings: strictSwift),
 
+        // The C ABI of libsimplex over the embedded core.
+        .target(
+            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
+
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
             dependencies: [
-                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
+                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore", "SimplexABI",
             ],
             swiftSettings: strictSwift),
 
@@ -145,6 +154,9 @@ let package = Package(
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
+            swiftSettings: strictSwift),
+        .testTarget(
+            name: "SimplexABITests", dependencies: ["SimplexABI", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",

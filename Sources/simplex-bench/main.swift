@@ -4,6 +4,7 @@
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
+//   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
 import Foundation
 import SimplexCrypto
 
@@ -116,10 +117,12 @@ case "session":
     try await SessionBenchmark.roundTrip(requests: 300)
 case "host":
     try await HostBenchmark.run(events: 5000, requests: 300)
+case "abi":
+    try await ABIBenchmark.run(seconds: seconds)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
     FileHandle.standardError.write(
-        Data("usage: simplex-bench [crypto] [--seconds S] | session | host | kem-roundtrip [N]\n".utf8))
+        Data("usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | kem-roundtrip [N]\n".utf8))
     exit(2)
 }

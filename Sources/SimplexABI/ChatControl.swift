@@ -1,0 +1,111 @@
+internal import ChatCore
+internal import ChatStore
+internal import Glibc
+import Synchronization
+
+/// What a `chat_ctrl` points at: the embedded core on one store, which `chat_close_store` and `chat_reopen_store`
+/// close and open again. Shared by every thread that calls in.
+final class ChatControl: Sendable {
+    let prefix: String
+    private let engine: Mutex<ChatEngine?>
+
+    private init(prefix: String, engine: ChatEngine) {
+        self.prefix = prefix
+        self.engine = Mutex(engine)
+    }
+
+    /// Opens the store as `chat_migrate_init` does (chat-api.md §9.5, §9.6).
+    static func open(prefix: String, key: String, confirmation: MigrationConfirmation) -> Result<ChatControl, MigrationResult> {
+        if !key.isEmpty {
+            // The official core hands the key to SQLCipher. Ours keeps plain SQLite files: a key for an existing file is
+            // a wrong key, as SQLCipher finds it, and a new file cannot honour one.
+            let chatFile = ChatDatabases.files(prefix: prefix).chat
+            if access(chatFile, F_OK) == 0 { return .failure(.errorNotADatabase(dbFile: chatFile)) }
+            return .failure(
+                .errorSQL(dbFile: chatFile, "database encryption is not supported by this core: open it with an empty key"))
+        }
+        do throws(ChatDatabases.OpenError) {
+            return .success(ChatControl(prefix: prefix, engine: try ChatEngine(prefix: prefix, confirmation: confirmation)))
+        } catch {
+            return .failure(MigrationResult(error))
+        }
+    }
+
+    /// The engine, nil while the store is closed.
+    var current: ChatEngine? { engine.withLock { $0 } }
+
+    /// Drops the engine; its databases close when its last command finishes.
+    func close() -> String {
+        engine.withLock { $0 = nil }
+        return ""
+    }
+
+    /// Opens the store again: "" or why not.
+    func reopen() -> String {
+        engine.withLock { engine in
+            guard engine == nil else { return "" }
+            do throws(ChatDatabases.OpenError) {
+                engine = try ChatEngine(prefix: prefix, confirmation: .yesUp)
+                return ""
+            } catch {
+                return MigrationResult(error).json.rendered
+            }
+        }
+    }
+
+    // MARK: Commands and events
+
+    func execute(_ command: CInput?) -> EnvelopeJSON {
+        guard let command else { return Self.failure(.commandError, "command is NULL") }
+        guard let line = command.strictText else { return Self.failure(.commandError, "command is not valid UTF-8") }
+        guard let engine = current else { return Self.storeClosed }
+        return blockingWait { await engine.execute(line) }
+    }
+
+    /// A command for a remote host (`chat_send_remote_cmd`). The controller role's sessions plug in here: until they
+    /// do, no host is connected, and the core answers as it does for a host without a session.
+    func executeRemote(hostId: Int32, _ command: CInput?) -> [UInt8] {
+        let id = JSONValue.integer(Int64(hostId))
+        let rhKey = JSONValue.object([JSONField("type", .string("id")), JSONField("remoteHostId", id)])
+        let error = JSONValue.object([
+            JSONField("type", .string("errorRemoteHost")), JSONField("rhKey", rhKey),
+            JSONField("remoteHostError", .object([JSONField("type", .string("missing"))])),
+        ])
+        return Array(JSONValue.object([JSONField("remoteHostId", id), JSONField("error", error)]).rendered.utf8)
+    }
+
+    /// The next event, nil after `waitMicroseconds`. While the store is closed no events come.
+    func nextEvent(waitMicroseconds: Int64) -> [UInt8]? {
+        guard let engine = current else {
+            if waitMicroseconds > 0 { usleep(UInt32(min(waitMicroseconds, 1_000_000))) }
+            return nil
+        }
+        return blockingWait { await engine.nextEvent(waitMicroseconds: waitMicroseconds) }
+    }
+
+    // MARK: Errors of the C boundary
+
+    enum FailureKind: String {
+        case commandError
+        case exception
+    }
+
+    /// `{"error":{"type":"error","errorType":{"type":kind,"message":…}}}`.
+    static func failure(_ kind: FailureKind, _ message: String) -> EnvelopeJSON {
+        let errorType = JSONValue.object([JSONField("type", .string(kind.rawValue)), JSONField("message", .string(message))])
+        let error = JSONValue.object([JSONField("type", .string("error")), JSONField("errorType", errorType)])
+        return EnvelopeJSON(bytes: Array(JSONValue.object([JSONField("error", error)]).rendered.utf8))
+    }
+
+    static let nullController = failure(.exception, "chat controller is NULL")
+    static let storeClosed = failure(.exception, "the chat store is closed (chat_close_store); reopen it first")
+
+    // MARK: The opaque pointer
+
+    /// A retained pointer for the caller; never released, as the official core never frees its controllers.
+    var opaque: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+
+    static func from(_ pointer: UnsafeMutableRawPointer?) -> ChatControl? {
+        pointer.map { Unmanaged<ChatControl>.fromOpaque($0).takeUnretainedValue() }
+    }
+}

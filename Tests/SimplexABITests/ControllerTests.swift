@@ -1,0 +1,126 @@
+import Foundation
+import SimplexABI
+import XCTest
+
+/// The controller half of the C ABI (chat-api.md §9.2, §9.5, §9.6): opening the store with every DBMigrationResult,
+/// commands and events, close and reopen, and what each function answers to bad input.
+final class ControllerTests: XCTestCase {
+    func testOpenNamesTheFilesAsTheOfficialCoreAndRunsCommands() throws {
+        let prefix = C.folder() + "/simplex_v1"
+        let (result, ctrl) = C.open(prefix)
+        XCTAssertEqual(result as NSDictionary, ["type": "ok"])
+        XCTAssertNotNil(ctrl)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + "_chat.db"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: prefix + "_agent.db"))
+        XCTAssertEqual(C.type(C.send(ctrl, "/user")), "noActiveUser")
+        XCTAssertEqual(C.type(C.send(ctrl, "/create user alice")), "activeUser")
+        XCTAssertEqual(C.type(C.json(chat_send_cmd_retry(ctrl, "/users", 2))), "usersList")
+        XCTAssertEqual(C.type(C.send(ctrl, "/no such command")), "commandError")
+    }
+
+    func testEveryMigrationOutcome() throws {
+        let folder = C.folder()
+        XCTAssertEqual(C.open(folder + "/a", confirm: "maybe").0 as NSDictionary, ["type": "invalidConfirmation"])
+        var unused: UnsafeMutableRawPointer?
+        XCTAssertEqual(
+            C.json(chat_migrate_init(folder + "/a", "", nil, &unused)) as NSDictionary, ["type": "invalidConfirmation"])
+
+        // A new store with confirmation "error": the migrations it would apply.
+        let (pending, none) = C.open(folder + "/a", confirm: "error")
+        XCTAssertNil(none)
+        XCTAssertEqual(pending["type"] as? String, "errorMigration")
+        XCTAssertEqual(pending["dbFile"] as? String, folder + "/a_chat.db")
+        let migrationError = try XCTUnwrap(pending["migrationError"] as? [String: Any])
+        XCTAssertEqual(migrationError["type"] as? String, "upgrade")
+        let ups = try XCTUnwrap(migrationError["upMigrations"] as? [[String: Any]])
+        XCTAssertFalse(ups.isEmpty)
+        XCTAssertNotNil(ups.first?["upName"] as? String)
+        XCTAssertNotNil(ups.first?["withDown"] as? Bool)
+
+        // Not a database.
+        _ = FileManager.default.createFile(atPath: folder + "/b_chat.db", contents: Data(repeating: 0x5a, count: 4096))
+        XCTAssertEqual(
+            C.open(folder + "/b").0 as NSDictionary, ["type": "errorNotADatabase", "dbFile": folder + "/b_chat.db"])
+
+        // A key for a plain store is a wrong key; a new store cannot be made encrypted.
+        XCTAssertEqual(C.open(folder + "/c").0 as NSDictionary, ["type": "ok"])
+        XCTAssertEqual(
+            C.open(folder + "/c", key: "secret").0 as NSDictionary,
+            ["type": "errorNotADatabase", "dbFile": folder + "/c_chat.db"])
+        let encrypted = C.open(folder + "/d", key: "secret").0
+        XCTAssertEqual(encrypted["type"] as? String, "errorSQL")
+        XCTAssertEqual(encrypted["dbFile"] as? String, folder + "/d_chat.db")
+
+        // SQLite cannot open a file in a folder that does not exist.
+        let missing = C.open(folder + "/no/such/folder/e").0
+        XCTAssertEqual(missing["type"] as? String, "errorSQL")
+        XCTAssertNotNil(missing["migrationSQLError"] as? String)
+
+        // NULL path or NULL place for the controller.
+        XCTAssertEqual(C.json(chat_migrate_init(nil, "", "yesUp", &unused))["type"] as? String, "errorSQL")
+        XCTAssertEqual(C.json(chat_migrate_init(folder + "/f", "", "yesUp", nil))["type"] as? String, "errorSQL")
+        XCTAssertEqual(
+            C.json(chat_migrate_init_key(folder + "/g", nil, 1, "yesUpDown", 0, &unused)) as NSDictionary, ["type": "ok"])
+    }
+
+    func testBadInputAnswersTheDocumentedErrors() throws {
+        XCTAssertEqual(
+            C.take(chat_send_cmd(nil, "/users")),
+            #"{"error":{"type":"error","errorType":{"type":"exception","message":"chat controller is NULL"}}}"#)
+        XCTAssertEqual(C.type(C.json(chat_recv_msg_wait(nil, 1000))), "exception")
+        XCTAssertEqual(C.type(C.json(chat_recv_msg(nil))), "exception")
+        XCTAssertEqual(C.type(C.json(chat_send_remote_cmd(nil, 1, "/users"))), "exception")
+        XCTAssertEqual(C.take(chat_close_store(nil)), "chat controller is NULL")
+        XCTAssertEqual(C.take(chat_reopen_store(nil)), "chat controller is NULL")
+
+        let (_, ctrl) = C.open(C.folder() + "/db")
+        XCTAssertEqual(C.json(chat_send_cmd(ctrl, nil))["error"].map { _ in "error" }, "error")
+        let invalid: [CChar] = [0x2f, 0x75, CChar(bitPattern: 0xff), 0x73, 0]  // "/u\xffs"
+        let answer = C.json(chat_send_cmd(ctrl, invalid))
+        XCTAssertEqual(C.type(answer), "commandError")
+        XCTAssertEqual(
+            ((answer["error"] as? [String: Any])?["errorType"] as? [String: Any])?["message"] as? String,
+            "command is not valid UTF-8")
+    }
+
+    func testEventsAndTheEmptyStringOnTimeout() throws {
+        let (_, ctrl) = C.open(C.folder() + "/db")
+        let start = Date()
+        XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 50_000)), "")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.04)
+        XCTAssertEqual(C.type(C.send(ctrl, "/create user alice")), "activeUser")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_start")), "chatStarted")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_app suspend 0")), "cmdOk")
+        XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 1_000_000)), #"{"result":{"type":"chatSuspended"}}"#)
+        XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 0)), "")
+    }
+
+    func testCloseAndReopenTheStore() throws {
+        let (_, ctrl) = C.open(C.folder() + "/db")
+        XCTAssertEqual(C.type(C.send(ctrl, "/create user alice")), "activeUser")
+        XCTAssertEqual(C.take(chat_close_store(ctrl)), "")
+        XCTAssertEqual(C.type(C.send(ctrl, "/users")), "exception")
+        XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 10_000)), "")
+        XCTAssertEqual(C.take(chat_close_store(ctrl)), "")
+        XCTAssertEqual(C.take(chat_reopen_store(ctrl)), "")
+        XCTAssertEqual(C.take(chat_reopen_store(ctrl)), "")
+        let users = C.send(ctrl, "/users")
+        XCTAssertEqual(C.type(users), "usersList")
+        XCTAssertEqual(((users["result"] as? [String: Any])?["users"] as? [Any])?.count, 1)
+    }
+
+    func testRemoteCommandsWithoutAHostSession() throws {
+        let (_, ctrl) = C.open(C.folder() + "/db")
+        XCTAssertEqual(
+            C.take(chat_send_remote_cmd(ctrl, 7, "/users")),
+            #"{"remoteHostId":7,"error":{"type":"errorRemoteHost","rhKey":{"type":"id","remoteHostId":7},"#
+                + #""remoteHostError":{"type":"missing"}}}"#)
+        XCTAssertEqual(C.type(C.json(chat_send_remote_cmd_retry(ctrl, 1, "/users", 1))), "errorRemoteHost")
+    }
+
+    func testHsInitIsAccepted() {
+        var argc: Int32 = 0
+        hs_init_with_rtsopts(&argc, nil)
+        hs_init_with_rtsopts(nil, nil)
+    }
+}
