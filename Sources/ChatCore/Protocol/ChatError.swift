@@ -78,6 +78,11 @@ public struct ChatErrorType: Hashable, Sendable {
     static func invalidDisplayName(displayName: String, validName: String) -> ChatErrorType {
         ChatErrorType(.invalidDisplayName, ["displayName": .string(displayName), "validName": .string(validName)])
     }
+    static let invalidChatItemUpdate = ChatErrorType(.invalidChatItemUpdate)
+    static let invalidChatItemDelete = ChatErrorType(.invalidChatItemDelete)
+    static let invalidForward = ChatErrorType(.invalidForward)
+    static func fileNotFound(_ message: String) -> ChatErrorType { ChatErrorType(.fileNotFound, ["message": .string(message)]) }
+    static func fileSize(filePath: String) -> ChatErrorType { ChatErrorType(.fileSize, ["filePath": .string(filePath)]) }
     static func commandError(_ message: String) -> ChatErrorType { ChatErrorType(.commandError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> ChatErrorType { ChatErrorType(.internalError, ["message": .string(message)]) }
     static func exception(_ message: String) -> ChatErrorType { ChatErrorType(.exception, ["message": .string(message)]) }
@@ -98,6 +103,14 @@ public struct StoreError: Hashable, Sendable {
     static let duplicateName = StoreError(.duplicateName)
     static let userContactLinkNotFound = StoreError(.userContactLinkNotFound)
     static func userNotFound(userId: Int64) -> StoreError { StoreError(.userNotFound, ["userId": .integer(userId)]) }
+    static func noteFolderNotFound(noteFolderId: Int64) -> StoreError {
+        StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
+    }
+    static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
+    static func contactNotFound(contactId: Int64) -> StoreError {
+        StoreError(.contactNotFound, ["contactId": .integer(contactId)])
+    }
+    static func groupNotFound(groupId: Int64) -> StoreError { StoreError(.groupNotFound, ["groupId": .integer(groupId)]) }
     static func dBException(_ message: String) -> StoreError { StoreError(.dBException, ["message": .string(message)]) }
     static func dBBusyError(_ message: String) -> StoreError { StoreError(.dBBusyError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> StoreError { StoreError(.internalError, ["message": .string(message)]) }

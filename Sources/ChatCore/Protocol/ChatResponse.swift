@@ -1,3 +1,4 @@
+public import ChatModel
 public import ChatStore
 
 /// A command's result (chat-api.md §5): the value of `result` in the envelope, tagged by `type`. The cases are the
@@ -24,6 +25,16 @@ public enum ChatResponse: Equatable, Sendable {
     /// RcvCallInvitation values; the embedded core has no calls yet.
     case callInvitations(callInvitations: [JSONValue])
     case appSettings(appSettings: AppSettings)
+    // Chat items, §4.3.
+    case apiChat(user: User, chat: AChat, navInfo: NavigationInfo?)
+    case chatContentTypes(contentTypes: [MsgContentTag])
+    case chatItemInfo(user: User, chatItem: AChatItem, chatItemInfo: ChatItemInfo)
+    case newChatItems(user: User, chatItems: [AChatItem])
+    case chatItemUpdated(user: User, chatItem: AChatItem)
+    case chatItemNotChanged(user: User, chatItem: AChatItem)
+    case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    case forwardPlan(user: User, itemsCount: Int64, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
+    case chatCleared(user: User, chatInfo: ChatInfo)
 
     /// The `type` tag.
     public var type: String {
@@ -46,6 +57,15 @@ public enum ChatResponse: Equatable, Sendable {
         case .contactsList: "contactsList"
         case .callInvitations: "callInvitations"
         case .appSettings: "appSettings"
+        case .apiChat: "apiChat"
+        case .chatContentTypes: "chatContentTypes"
+        case .chatItemInfo: "chatItemInfo"
+        case .newChatItems: "newChatItems"
+        case .chatItemUpdated: "chatItemUpdated"
+        case .chatItemNotChanged: "chatItemNotChanged"
+        case .chatItemsDeleted: "chatItemsDeleted"
+        case .forwardPlan: "forwardPlan"
+        case .chatCleared: "chatCleared"
         }
     }
 
@@ -77,6 +97,25 @@ public enum ChatResponse: Equatable, Sendable {
         case .contactsList(let user, let contacts): .tagged(type, ["user": user.json, "contacts": .array(contacts)])
         case .callInvitations(let invitations): .tagged(type, ["callInvitations": .array(invitations)])
         case .appSettings(let settings): .tagged(type, ["appSettings": settings.json])
+        case .apiChat(let user, let chat, let nav): .tagged(type, ["user": user.json, "chat": chat.json, "navInfo": nav?.json])
+        case .chatContentTypes(let tags): .tagged(type, ["contentTypes": .array(tags.map { .string($0.rawValue) })])
+        case .chatItemInfo(let user, let item, let info):
+            .tagged(type, ["user": user.json, "chatItem": item.json, "chatItemInfo": info.json])
+        case .newChatItems(let user, let items): .tagged(type, ["user": user.json, "chatItems": .list(items)])
+        case .chatItemUpdated(let user, let item), .chatItemNotChanged(let user, let item):
+            .tagged(type, ["user": user.json, "chatItem": item.json])
+        case .chatItemsDeleted(let user, let deletions, let byUser, let timed):
+            .tagged(
+                type,
+                ["user": user.json, "chatItemDeletions": .list(deletions), "byUser": .bool(byUser), "timed": .bool(timed)])
+        case .forwardPlan(let user, let count, let ids, let confirmation):
+            .tagged(
+                type,
+                [
+                    "user": user.json, "itemsCount": .integer(count), "chatItemIds": .array(ids.map(\.json)),
+                    "forwardConfirmation": confirmation?.json,
+                ])
+        case .chatCleared(let user, let info): .tagged(type, ["user": user.json, "chatInfo": info.json])
         }
     }
 }
