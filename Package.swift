@@ -99,7 +99,9 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
-            dependencies: ["SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet"],
+            dependencies: [
+                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "ChatCore", "ChatStore",
+            ],
             swiftSettings: strictSwift),
 
         // MARK: Tests

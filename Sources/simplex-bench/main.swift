@@ -4,6 +4,7 @@
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
+//   simplex-bench core [N] [--rounds R] [--only C]   the chat core's item queries on N notes (1,000,000)
 import Foundation
 import SimplexCrypto
 
@@ -114,9 +115,25 @@ case "crypto":
 case "session":
     try SessionBenchmark.setup(rounds: 20)
     try await SessionBenchmark.roundTrip(requests: 300)
+case "core":
+    var rounds = 200
+    if let i = args.firstIndex(of: "--rounds"), i + 1 < args.count, let r = Int(args[i + 1]) {
+        rounds = r
+        args.removeSubrange(i...i + 1)
+    }
+    var only: String?
+    if let i = args.firstIndex(of: "--only"), i + 1 < args.count {
+        only = args[i + 1]
+        args.removeSubrange(i...i + 1)
+    }
+    try await CoreBenchmark.run(
+        items: args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000, rounds: max(1, rounds), only: only)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
-    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | session | kem-roundtrip [N]\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: simplex-bench [crypto] [--seconds S] | session | core [N] [--rounds R] [--only C] | kem-roundtrip [N]\n".utf8)
+    )
     exit(2)
 }

@@ -123,6 +123,37 @@ extension ChatRepository {
         )
     }
 
+    static func itemQuery(userId: Int64, _ chat: ItemChat, id: Int64) -> (String, [SQLValue]) {
+        let (condition, values) = chatCondition(userId: userId, chat, .none)
+        return (itemColumns + condition + " AND i.chat_item_id = ?", values + [.integer(id)])
+    }
+
+    /// Two counts after a position, all items and unread ones, each from its own index alone (no table reads).
+    static func navigationQueries(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition) -> [(
+        String, [SQLValue]
+    )] {
+        let (condition, values) = chatCondition(userId: userId, chat, filter)
+        let after = " AND i.item_ts >= ? AND (i.item_ts > ? OR i.chat_item_id > ?)"
+        let position: [SQLValue] = [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+        return [
+            ("SELECT count(*) FROM chat_items i" + condition + after, values + position),
+            (
+                "SELECT count(*) FROM chat_items i" + condition + " AND i.item_status = 'rcv_new'" + after,
+                values + position
+            ),
+        ]
+    }
+
+    static func unreadStatsQuery(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) -> (String, [SQLValue]) {
+        var sql = "SELECT count(*), coalesce(min(chat_item_id), 0) FROM chat_items WHERE user_id = ? AND \(chat.column) = ?"
+        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
+        if let contentTag {
+            sql += " AND msg_content_tag = ?"
+            values.append(.text(contentTag.rawValue))
+        }
+        return (sql + " AND item_status = 'rcv_new'", values)
+    }
+
     // MARK: Reading
 
     /// The last `count` items, oldest first.
@@ -149,9 +180,8 @@ extension ChatRepository {
 
     /// One item of the chat, or `chatItemNotFound`.
     func item(userId: Int64, _ chat: ItemChat, id: Int64) throws(ChatError) -> ChatItem {
-        let (condition, values) = Self.chatCondition(userId: userId, chat, .none)
-        guard let item = try items(Self.itemColumns + condition + " AND i.chat_item_id = ?", values + [.integer(id)], chat).first
-        else { throw .errorStore(.chatItemNotFound(itemId: id)) }
+        let (sql, values) = Self.itemQuery(userId: userId, chat, id: id)
+        guard let item = try items(sql, values, chat).first else { throw .errorStore(.chatItemNotFound(itemId: id)) }
         return item
     }
 
@@ -164,25 +194,18 @@ extension ChatRepository {
     func navigation(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition) throws(ChatError)
         -> NavigationInfo
     {
-        let (condition, values) = Self.chatCondition(userId: userId, chat, filter)
-        let rows = try query(
-            "SELECT count(*), coalesce(sum(i.item_status = 'rcv_new'), 0) FROM chat_items i" + condition
-                + " AND i.item_ts >= ? AND (i.item_ts > ? OR i.chat_item_id > ?)",
-            values + [.integer(p.ts), .integer(p.ts), .integer(p.id)])
-        return NavigationInfo(afterUnread: rows.first?[1].integer ?? 0, afterTotal: rows.first?[0].integer ?? 0)
+        let counts = try Self.navigationQueries(userId: userId, chat, filter, after: p).map { (sql, values) throws(ChatError) in
+            try query(sql, values).first?.first?.integer ?? 0
+        }
+        return NavigationInfo(afterUnread: counts.last ?? 0, afterTotal: counts.first ?? 0)
     }
 
     /// The unread items' count and smallest id (0 when none).
     func unreadStats(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag? = nil) throws(ChatError) -> (
         count: Int64, minId: Int64
     ) {
-        var sql = "SELECT count(*), coalesce(min(chat_item_id), 0) FROM chat_items WHERE user_id = ? AND \(chat.column) = ?"
-        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
-        if let contentTag {
-            sql += " AND msg_content_tag = ?"
-            values.append(.text(contentTag.rawValue))
-        }
-        let row = try query(sql + " AND item_status = 'rcv_new'", values).first
+        let (sql, values) = Self.unreadStatsQuery(userId: userId, chat, contentTag: contentTag)
+        let row = try query(sql, values).first
         return (row?[0].integer ?? 0, row?[1].integer ?? 0)
     }
 
@@ -366,5 +389,38 @@ extension ChatRepository {
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
             file: file)
+    }
+}
+
+extension ChatRepository {
+    /// Stores many sent text notes in one transaction with one prepared statement (no files, no re-reads): how the
+    /// benchmark fills a folder. Each note is one second after the previous one.
+    func insertNotes(userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime) throws(ChatError) {
+        do {
+            try db.transaction { () throws(SQLiteError) in
+                let insert = try db.prepare(
+                    """
+                    INSERT INTO chat_items (user_id, note_folder_id, item_sent, item_ts, msg_content, msg_content_tag, item_text,
+                      item_status, created_at, updated_at)
+                    VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
+                    """)
+                var ts = start
+                for text in texts {
+                    let time = SQLValue.text(ts.iso8601)
+                    try insert.bind([
+                        .integer(userId), .integer(noteFolderId), .integer(ts.nanosecondsSinceEpoch),
+                        .text(MsgContent.text(text).json.rendered), .text(text), time, time,
+                    ])
+                    while try insert.step() {}
+                    ts = ts.adding(seconds: 1)
+                }
+                try db.run(
+                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(ts.iso8601), .integer(noteFolderId)])
+            }
+        } catch {
+            switch error {
+            case .sqlite(let e), .body(let e): throw .database(e)
+            }
+        }
     }
 }

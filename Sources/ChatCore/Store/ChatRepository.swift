@@ -202,13 +202,18 @@ struct ChatRepository {
 
     // MARK: Note folders
 
+    static let noteFoldersQuery = noteFolderColumns + "WHERE user_id = ? ORDER BY note_folder_id"
+    private static let noteFolderColumns =
+        "SELECT note_folder_id, user_id, created_at, updated_at, chat_ts, favorite, unread_chat FROM note_folders "
+
     func noteFolders(userId: Int64) throws(ChatError) -> [NoteFolder] {
-        try noteFolders("WHERE user_id = ? ORDER BY note_folder_id", [.integer(userId)])
+        try noteFolders(Self.noteFoldersQuery, [.integer(userId)])
     }
 
     /// A user's note folder, or `noteFolderNotFound`.
     func noteFolder(userId: Int64, id: Int64) throws(ChatError) -> NoteFolder {
-        guard let folder = try noteFolders("WHERE user_id = ? AND note_folder_id = ?", [.integer(userId), .integer(id)]).first
+        let sql = Self.noteFolderColumns + "WHERE user_id = ? AND note_folder_id = ?"
+        guard let folder = try noteFolders(sql, [.integer(userId), .integer(id)]).first
         else { throw .errorStore(.noteFolderNotFound(noteFolderId: id)) }
         return folder
     }
@@ -223,11 +228,8 @@ struct ChatRepository {
             [.integer(unread ? 1 : 0), .text(ts.iso8601), .integer(id)])
     }
 
-    private func noteFolders(_ condition: String, _ values: [SQLValue]) throws(ChatError) -> [NoteFolder] {
-        try query(
-            "SELECT note_folder_id, user_id, created_at, updated_at, chat_ts, favorite, unread_chat FROM note_folders "
-                + condition, values
-        ).map { (row) throws(ChatError) in
+    private func noteFolders(_ sql: String, _ values: [SQLValue]) throws(ChatError) -> [NoteFolder] {
+        try query(sql, values).map { (row) throws(ChatError) in
             guard row.count == 7, let id = row[0].integer, let uid = row[1].integer, let created = Self.time(row[2]),
                 let updated = Self.time(row[3]), let chatTs = Self.time(row[4])
             else { throw .errorStore(.internalError("note_folders row")) }
