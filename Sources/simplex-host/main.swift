@@ -26,7 +26,7 @@ do {
     let prefix = options.dataFolder.appendingPathComponent("simplex_v1").path
     let store = try ChatStoreActor(prefix: prefix, confirmation: .yesUp)
     let output = OutputLines()
-    let backend = try CoreBackend.make(prefix: prefix)
+    let backend = try await CoreBackend.make(prefix: prefix, dataFolder: options.dataFolder)
 
     let remoteControlBox = RemoteControlBox()
     let events = EventRouter(
