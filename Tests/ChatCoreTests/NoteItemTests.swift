@@ -127,6 +127,7 @@ final class NoteItemTests: XCTestCase {
             #"/_create *1 json [{"msgContent":{"type":"text","text":"@bob"},"mentions":{"bob":4}}]"#, "commandError")
         XCTAssertEqual(mention["message"]?.stringValue, "mentions are not supported in this chat")
         await h.chatError(#"/_create *1 json [{"msgContent":{"type":"report","text":"","reason":"spam"}}]"#, "commandError")
+        await h.chatError(#"/_update item *1 1 json {"msgContent":{"type":"report","text":"","reason":"spam"}}"#, "commandError")
         await h.chatError(#"/_create *1 json [{"msgContent":{"type":"image","text":""}}]"#, "commandError")
         await h.chatError(#"/_create *1 json [{"msgContent":{"type":"text"}}]"#, "commandError")
         await h.chatError(#"/_create *1 json []"#, "commandError")
@@ -321,8 +322,12 @@ final class NoteItemTests: XCTestCase {
         )
         let fresh = await h.result("/_create *1 text new", "newChatItems")
         XCTAssertNotNil(fresh)
-        let noVersions = await h.result("/_get item info *1 2", "chatItemInfo")
-        XCTAssertEqual(noVersions["chatItemInfo"]?.rendered, #"{"itemVersions":[]}"#)
+        // An item never edited has its content as its one version, numbered with the item's id.
+        let never = await h.text("/_get item info *1 2")
+        XCTAssertTrue(
+            never.hasSuffix(
+                #","chatItemInfo":{"itemVersions":[{"chatItemVersionId":2,"msgContent":{"type":"text","text":"new"},"itemVersionTs":"2025-06-01T09:30:52.123456Z","createdAt":"2025-06-01T09:30:52.123456Z"}]}}}"#
+            ), never)
         await h.storeError("/_get item info *1 9", "chatItemNotFound")
         await h.storeError("/_update item *1 9 text x", "chatItemNotFound")
         let mention = await h.chatError(
@@ -437,24 +442,36 @@ final class NoteItemTests: XCTestCase {
             "newChatItems")
         await h.result(
             #"/_create *1 json [{"fileSource":{"filePath":"gone.txt"},"msgContent":{"type":"file","text":""}}]"#, "newChatItems")
+        try Data("doc".utf8).write(to: files.appendingPathComponent("doc.tar.gz"))
+        await h.result(
+            #"/_create *1 json [{"fileSource":{"filePath":"doc.tar.gz"},"msgContent":{"type":"file","text":"d"}}]"#,
+            "newChatItems")
         try FileManager.default.removeItem(at: files.appendingPathComponent("gone.txt"))
+        // The count is of the ids asked for; an attachment without its file and without text is left out.
         await h.expect(
-            "/_forward plan *1 1,2,3",
+            "/_forward plan *1 1,2,3,9",
             #"{"result":{"type":"forwardPlan","user":"# + UserCommandTests.alice
-                + #","itemsCount":3,"chatItemIds":[1,2],"forwardConfirmation":{"type":"filesMissing","filesCount":1}}}"#)
+                + #","itemsCount":4,"chatItemIds":[1,2],"forwardConfirmation":{"type":"filesMissing","filesCount":1}}}"#)
+        let planErrors = await nextEvent(h)
+        XCTAssertTrue(planErrors?.contains("chatItemNotFound") ?? false, planErrors ?? "no event")
         await h.expect(
             "/_forward plan *1 1",
             #"{"result":{"type":"forwardPlan","user":"# + UserCommandTests.alice + #","itemsCount":1,"chatItemIds":[1]}}"#)
-        let r = await h.result("/_forward *1 *1 1,2,3 ttl=default", "newChatItems")
+        let r = await h.result("/_forward *1 *1 1,2,3,4 ttl=default", "newChatItems")
         let items = try XCTUnwrap(r["chatItems"]?.arrayValue)
-        XCTAssertEqual(items.compactMap { $0["chatItem"]?["meta"]?["itemId"]?.integerValue }, [4, 5])
+        // The file note without its file would go as its item text, "", so it is left out.
+        XCTAssertEqual(items.compactMap { $0["chatItem"]?["meta"]?["itemId"]?.integerValue }, [5, 6, 7])
         XCTAssertNil(items.first?["chatItem"]?["meta"]?["itemForwarded"])
+        // A forwarded image is renamed as the apps name images; other files keep their name, made free.
         XCTAssertEqual(
-            items.last?["chatItem"]?["file"]?.rendered,
-            #"{"fileId":3,"fileName":"p_1.jpg","fileProtocol":"LOCAL","fileSize":5,"fileSource":{"filePath":"p_1.jpg"},"fileStatus":{"type":"sndStored"}}"#
+            items[1]["chatItem"]?["file"]?.rendered,
+            #"{"fileId":4,"fileName":"IMG_20250601_093012.jpg","fileProtocol":"LOCAL","fileSize":5,"fileSource":{"filePath":"IMG_20250601_093012.jpg"},"fileStatus":{"type":"sndStored"}}"#
         )
-        XCTAssertTrue(FileManager.default.fileExists(atPath: files.appendingPathComponent("p_1.jpg").path))
-        let nothing = await h.result("/_forward *1 *1 3", "newChatItems")
+        XCTAssertEqual(items[2]["chatItem"]?["file"]?["fileName"]?.stringValue, "doc_1.tar.gz")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: files.appendingPathComponent("IMG_20250601_093012.jpg").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: files.appendingPathComponent("doc_1.tar.gz").path))
+        // Nothing to forward is an empty list, whatever the target.
+        let nothing = await h.result("/_forward @1 *1 3", "newChatItems")
         XCTAssertEqual(nothing["chatItems"]?.arrayValue?.count, 0)
         await h.storeError("/_forward @1 *1 1", "contactNotFound")
         await h.storeError("/_forward *1 #2 1", "groupNotFound")

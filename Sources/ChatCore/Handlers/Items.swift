@@ -90,7 +90,15 @@ extension ChatController {
         let user = try requireStartedUser()
         let (info, chat) = try itemChat(a.chatRef, user)
         let item = try store.item(userId: user.userId, chat, id: a.chatItemId)
-        let versions = try store.itemVersions(item.meta.itemId)
+        var versions = try store.itemVersions(item.meta.itemId)
+        // An item never edited has its content as its one version, numbered with the item's id (`mkItemVersion`).
+        if versions.isEmpty, let mc = item.msgContent {
+            versions = [
+                ChatItemVersion(
+                    chatItemVersionId: item.meta.itemId, msgContent: mc, itemVersionTs: item.meta.itemTs,
+                    createdAt: item.meta.createdAt)
+            ]
+        }
         return .chatItemInfo(
             user: user, chatItem: AChatItem(chatInfo: info, chatItem: item),
             chatItemInfo: ChatItemInfo(itemVersions: versions, forwardedFromChatItem: nil))
@@ -103,11 +111,9 @@ extension ChatController {
     func createChatItems(_ a: ChatCommand.APICreateChatItems) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let messages = try ComposedMessage.list(a.messages)
-        if messages.contains(where: { !$0.mentions.isEmpty }) {
-            throw .error(.commandError("mentions are not supported in this chat"))
-        }
-        if messages.contains(where: { if case .report = $0.msgContent { true } else { false } }) {
-            throw .error(.commandError("sending reports via this API is not supported"))
+        for m in messages {
+            try assertAllowedContent(m.msgContent)
+            guard m.mentions.isEmpty else { throw .error(.commandError("mentions are not supported in this chat")) }
         }
         if messages.contains(where: { $0.quotedItemId != nil }) {
             throw .error(.commandError("createNoteFolderContentItems: quotes not supported"))
@@ -120,6 +126,11 @@ extension ChatController {
                 file: try m.fileSource.map { (f) throws(ChatError) in try localFile(f) }, ts: ts)
         }
         return try storeNotes(user, chat, new)
+    }
+
+    /// A report goes to a group's moderators with `/_report`, never through the commands that create or edit items.
+    private func assertAllowedContent(_ mc: MsgContent) throws(ChatError) {
+        if case .report = mc { throw .error(.commandError("sending reports via this API is not supported")) }
     }
 
     /// Stores new items in a note folder (whose chat time moves to now) and answers `newChatItems`.
@@ -157,6 +168,7 @@ extension ChatController {
     func updateChatItem(_ a: ChatCommand.APIUpdateChatItem) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let updated = try UpdatedMessage(a.updatedMessage)
+        try assertAllowedContent(updated.msgContent)
         let (info, chat) = try itemChat(a.chatRef, user)
         guard updated.mentions.isEmpty else { throw .error(.commandError("mentions are not supported in this chat")) }
         let item = try store.item(userId: user.userId, chat, id: a.chatItemId)
@@ -223,74 +235,98 @@ extension ChatController {
 
     // MARK: Forwarding
 
-    /// One item as it would be forwarded: its content, and its file when that can go along (a note's file must
-    /// still be in the files folder). Nil when nothing is left to forward.
-    private struct Forwardable {
-        var item: ChatItem
-        var content: MsgContent
-        var file: CryptoFile?
-        var fileMissing: Bool
+    /// Whether a file can go along with its forwarded item: it must still be where the item says.
+    private func fileExists(_ file: CIFile) -> Bool {
+        guard let source = file.fileSource else { return false }
+        return FileManager.default.fileExists(atPath: fileSystemPath(source.filePath))
     }
 
-    private func forwardable(_ item: ChatItem) -> Forwardable? {
-        guard let mc = item.msgContent else { return nil }
-        guard let file = item.file else { return Forwardable(item: item, content: mc, file: nil, fileMissing: false) }
-        if let source = file.fileSource, FileManager.default.fileExists(atPath: fileSystemPath(source.filePath)) {
-            return Forwardable(item: item, content: mc, file: source, fileMissing: false)
-        }
-        // Without its file an attachment becomes its caption, and is not forwarded when it has none.
-        let text = mc.text
-        guard !text.isEmpty else { return Forwardable(item: item, content: mc, file: nil, fileMissing: true) }
-        switch mc {
-        case .image, .video, .voice, .file: return Forwardable(item: item, content: .text(text), file: nil, fileMissing: true)
-        default: return Forwardable(item: item, content: mc, file: nil, fileMissing: true)
-        }
-    }
-
-    /// `/_forward plan <chatRef> <ids>`: which items can be forwarded, and whether some would lose their files.
+    /// `/_forward plan <chatRef> <ids>`: which items can be forwarded, and whether some would lose their files. An
+    /// item whose file is gone still goes when what is left says something (the core's `hasContent`).
     func planForwardChatItems(_ a: ChatCommand.APIPlanForwardChatItems) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let (_, chat) = try itemChat(a.fromChatRef, user)
-        let items = try commandItems(user, chat, a.chatItemIds)
-        let plans = items.compactMap(forwardable)
-        let ids = plans.filter { !($0.fileMissing && $0.content.text.isEmpty) }.map(\.item.meta.itemId)
-        let missing = plans.filter(\.fileMissing).count
+        var ids: [Int64] = []
+        var missing: Int64 = 0
+        for item in try commandItems(user, chat, a.chatItemIds) {
+            guard let mc = item.msgContent else { continue }
+            guard let file = item.file, !fileExists(file) else {
+                ids.append(item.meta.itemId)
+                continue
+            }
+            missing += 1
+            let hasContent =
+                switch mc {
+                case .video, .voice, .file: !mc.text.isEmpty
+                default: true
+                }
+            if hasContent { ids.append(item.meta.itemId) }
+        }
         return .forwardPlan(
-            user: user, itemsCount: Int64(items.count), chatItemIds: ids,
-            forwardConfirmation: missing > 0 ? .filesMissing(filesCount: Int64(missing)) : nil)
+            user: user, itemsCount: Int64(a.chatItemIds.count), chatItemIds: ids,
+            forwardConfirmation: missing > 0 ? .filesMissing(filesCount: missing) : nil)
     }
 
     /// `/_forward <toChatRef> <fromChatRef> <ids>`: into a note folder, from a note folder (the only chats with items).
-    /// A forwarded file is copied under a free name in the files folder, so that deleting either note leaves the
-    /// other's file. The TTL does not apply to notes.
+    /// A forwarded file is copied into the files folder, so that deleting either note leaves the other's file; without
+    /// its file an item goes as its text, or not at all. With nothing to forward the answer is an empty list, whatever
+    /// the target. The TTL does not apply to notes.
     func forwardChatItems(_ a: ChatCommand.APIForwardChatItems) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
-        let (_, toChat) = try itemChat(a.toChatRef, user)
         let (_, fromChat) = try itemChat(a.fromChatRef, user)
-        let items = try commandItems(user, fromChat, a.chatItemIds)
+        var forwards: [(ChatItem, MsgContent, CryptoFile?)] = []
+        for item in try commandItems(user, fromChat, a.chatItemIds) {
+            guard let mc = item.msgContent else { continue }
+            guard let file = item.file else {
+                forwards.append((item, mc, nil))
+                continue
+            }
+            if fileExists(file), let source = file.fileSource {
+                forwards.append((item, mc, source))
+                continue
+            }
+            switch mc {
+            case .image, .link: forwards.append((item, mc, nil))
+            case _ where !mc.itemText.isEmpty: forwards.append((item, .text(mc.itemText), nil))
+            default: break
+            }
+        }
+        guard !forwards.isEmpty else { return .newChatItems(user: user, chatItems: []) }
+        let (_, toChat) = try itemChat(a.toChatRef, user)
         let ts = now
         var new: [NewChatItem] = []
-        for plan in items.compactMap(forwardable) where !(plan.fileMissing && plan.content.text.isEmpty) {
-            let file = try plan.file.map { (f) throws(ChatError) in try localFile(copyForForward(f)) }
+        for (item, mc, source) in forwards {
+            let file = try source.map { (f) throws(ChatError) in try localFile(copyForForward(f, mc)) }
             // An item forwarded before keeps where it first came from.
-            let from = plan.item.meta.itemForwarded.flatMap { $0 == .unknown ? nil : $0 }
-            new.append(NewChatItem(sent: true, content: plan.content, status: .sndNew, forwarded: from, file: file, ts: ts))
+            let from = item.meta.itemForwarded.flatMap { $0 == .unknown ? nil : $0 }
+            new.append(NewChatItem(sent: true, content: mc, status: .sndNew, forwarded: from, file: file, ts: ts))
         }
         return try storeNotes(user, toChat, new)
     }
 
-    /// Copies a file next to itself under the first free name (`name_1.ext`, `name_2.ext`, …).
-    private func copyForForward(_ source: CryptoFile) throws(ChatError) -> CryptoFile {
-        let (directory, name) =
-            if let slash = source.filePath.lastIndex(of: "/") {
-                (String(source.filePath[...slash]), String(source.filePath[source.filePath.index(after: slash)...]))
-            } else { ("", source.filePath) }
-        let (base, ext) =
-            if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+    /// Copies a forwarded file into the files folder under a free name: media files are renamed as the apps name them
+    /// (`IMG_`, `voice_`, `video_` and the time), others keep their name, with `_1`, `_2`, … before the extension
+    /// when taken. Without a files folder the file is shared, as the core does.
+    private func copyForForward(_ source: CryptoFile, _ mc: MsgContent) throws(ChatError) -> CryptoFile {
+        guard filesFolder != nil else { return source }
+        var name = source.filePath.split(separator: "/").last.map(String.init) ?? source.filePath
+        let prefix: String? =
+            switch mc {
+            case .image: "IMG_"
+            case .voice: "voice_"
+            case .video: "video_"
+            default: nil
+            }
+        if let prefix {
+            name = prefix + now.compactDateTime + (name.lastIndex(of: ".").map { String(name[$0...]) } ?? "")
+        }
+        // The suffix goes before all extensions: `a.tar.gz` becomes `a_1.tar.gz`.
+        let (newBase, newExt) =
+            if let dot = name.firstIndex(of: "."), dot != name.startIndex {
                 (String(name[..<dot]), String(name[dot...]))
             } else { (name, "") }
-        for n in 1...10_000 {
-            let candidate = directory + base + "_\(n)" + ext
+        for n in 0...10_000 {
+            let candidate = n == 0 ? name : newBase + "_\(n)" + newExt
             guard !FileManager.default.fileExists(atPath: fileSystemPath(candidate)) else { continue }
             do {
                 try FileManager.default.copyItem(atPath: fileSystemPath(source.filePath), toPath: fileSystemPath(candidate))
@@ -299,7 +335,7 @@ extension ChatController {
             }
             return CryptoFile(filePath: candidate, cryptoArgs: source.cryptoArgs)
         }
-        throw .error(.internalError("no free file name for \(source.filePath)"))
+        throw .error(.internalError("no free file name for \(name)"))
     }
 
     // MARK: Read state and clearing
@@ -323,6 +359,7 @@ extension ChatController {
     /// `/_unread chat <chatRef> on|off`: the chat's own unread mark.
     func chatUnread(_ a: ChatCommand.APIChatUnread) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
+        if case .group(_, .some) = a.chatRef { throw .error(.commandError("not supported")) }
         let (_, chat) = try itemChat(a.chatRef, user)
         let ts = now
         try store.write { () throws(ChatError) in
@@ -336,6 +373,7 @@ extension ChatController {
     /// `/_clear chat <chatRef>`: every item goes, with its file; the chat stays.
     func clearChat(_ a: ChatCommand.APIClearChat) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
+        if case .group(_, .some) = a.chatRef { throw .error(.commandError("not supported")) }
         let (info, chat) = try itemChat(a.chatRef, user)
         let paths = try store.write { () throws(ChatError) in
             let paths = try store.filePaths(userId: user.userId, chat)

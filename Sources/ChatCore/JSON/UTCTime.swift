@@ -75,6 +75,14 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `YYYYMMDD_HHMMSS`, as the apps name media files.
+    var compactDateTime: String {
+        let text = iso8601
+        let date = text.prefix(10).filter { $0 != "-" }
+        let time = text.dropFirst(11).prefix(8).filter { $0 != ":" }
+        return date + "_" + time
+    }
+
     /// Parses ISO-8601 as clients send it: `YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]` then `Z`, `±HH:MM`, `±HHMM` or nothing
     /// (UTC). Returns nil for anything else.
     public init?(iso8601 text: String) {
