@@ -279,6 +279,10 @@ final class NoteItemTests: XCTestCase {
         XCTAssertEqual(p, [4])
         p = await page("before=4 count=1 search=pear")
         XCTAssertEqual(p, [2])
+        // `around=` searches on both sides; what follows the page counts every item, the search aside.
+        let around = await h.result("/_get chat *1 around=1 count=1 search=pear", "apiChat")
+        XCTAssertEqual(ids(around), [1, 2])
+        XCTAssertEqual(around["navInfo"]?["afterTotal"]?.integerValue, 2)
         // The item text of a voice message includes its description, and search sees it.
         p = await page("count=10 search=voice message")
         XCTAssertEqual(p, [2])

@@ -23,9 +23,9 @@ extension ChatController {
 
     // MARK: Reading
 
-    /// `/_get chat <chatRef>[ content=<tag>] <pagination>[ search=<text>]`: a page in ascending order. `around=` and
-    /// `initial=` also give the chat's unread stats and the NavigationInfo after the page, as the core does; the other
-    /// forms give empty stats.
+    /// `/_get chat <chatRef>[ content=<tag>] <pagination>[ search=<text>]`: a page in ascending order. `around=` gives
+    /// up to `count` items on each side; it and `initial=` (a page around the first unread item) also give the chat's
+    /// unread stats and the NavigationInfo after the page, as the core does; the other forms give empty stats.
     func getChat(_ a: ChatCommand.APIGetChat) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let (info, chat) = try itemChat(a.chatRef, user)
@@ -45,16 +45,17 @@ extension ChatController {
             items = try store.items(userId: uid, chat, filter, before: anchor.position, count: count)
         case .around(let id, let count):
             let unread = try store.unreadStats(userId: uid, chat)
-            stats = ChatStats(unreadCount: unread.count, minUnreadItemId: unread.minId)
+            let first = try store.firstUnread(userId: uid, chat, contentTag: nil) ?? 0
+            stats = ChatStats(unreadCount: unread.count, minUnreadItemId: first)
             (items, navigation) = try page(around: id, count, uid, chat, filter)
         case .initial(let count):
             guard filter.search.isEmpty else {
                 throw .errorStore(.internalError("initial chat pagination doesn't support search"))
             }
-            let unread = try store.unreadStats(userId: uid, chat, contentTag: filter.contentTag)
-            if unread.count > 0 {
-                stats = ChatStats(unreadCount: unread.count, minUnreadItemId: unread.minId)
-                (items, navigation) = try page(around: unread.minId, count, uid, chat, filter)
+            if let first = try store.firstUnread(userId: uid, chat, contentTag: filter.contentTag) {
+                let unread = try store.unreadStats(userId: uid, chat, contentTag: filter.contentTag)
+                stats = ChatStats(unreadCount: unread.count, minUnreadItemId: first)
+                (items, navigation) = try page(around: first, count, uid, chat, filter)
             } else {
                 items = try store.lastItems(userId: uid, chat, filter, count: count)
                 navigation = NavigationInfo(afterUnread: 0, afterTotal: 0)
@@ -72,7 +73,9 @@ extension ChatController {
         let after = try store.items(userId: uid, chat, filter, after: anchor.position, count: count)
         let items = before + [anchor] + after
         let last = items.last ?? anchor
-        return (items, try store.navigation(userId: uid, chat, filter, after: last.position))
+        // What follows counts every item after the page, the search aside, as the core counts.
+        let following = ItemFilter(contentTag: filter.contentTag)
+        return (items, try store.navigation(userId: uid, chat, following, after: last.position))
     }
 
     /// `/_get content types <chatRef>`: the content types of the chat's items, in the API's order of MsgContentTag.

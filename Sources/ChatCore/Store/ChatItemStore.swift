@@ -209,6 +209,17 @@ extension ChatRepository {
         return (row?[0].integer ?? 0, row?[1].integer ?? 0)
     }
 
+    /// The first unread item in the chat's order (where `initial=` opens), or nil.
+    func firstUnread(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) throws(ChatError) -> Int64? {
+        var sql = "SELECT chat_item_id FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_status = 'rcv_new'"
+        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
+        if let contentTag {
+            sql += " AND msg_content_tag = ?"
+            values.append(.text(contentTag.rawValue))
+        }
+        return try query(sql + " ORDER BY item_ts, chat_item_id LIMIT 1", values).first?.first?.integer
+    }
+
     /// Whether any item's text contains `text` (the chat list's search).
     func anyItemText(userId: Int64, _ chat: ItemChat, contains text: String) throws(ChatError) -> Bool {
         !(try query(
