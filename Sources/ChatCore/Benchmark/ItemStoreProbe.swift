@@ -23,7 +23,7 @@ public enum ItemStoreProbe {
         return [Statement(sql: sql, values: values)]
     }
 
-    /// `/_get chat *<id> around=<itemId> count=<n>`: the anchor, the stats, both sides and what follows.
+    /// `/_get chat *<id> around=<itemId> count=<n>`: the stats, the anchor, both sides and what follows.
     public static func aroundPage(_ db: SQLiteDatabase, userId: Int64, noteFolderId: Int64, itemId: Int64, count: Int64)
         throws(ChatError) -> [Statement]
     {
@@ -32,7 +32,9 @@ public enum ItemStoreProbe {
         let anchor = try store.item(userId: userId, chat, id: itemId).position
         let last = try store.items(userId: userId, chat, .none, after: anchor, count: count).last?.position ?? anchor
         return [
-            itemStatement(userId: userId, chat, itemId), unreadStatement(userId: userId, chat),
+            unreadStatement(userId: userId, chat),
+            Statement(ChatRepository.firstUnreadQuery(userId: userId, chat, contentTag: nil)),
+            itemStatement(userId: userId, chat, itemId),
             Statement(ChatRepository.itemsBeforeQuery(userId: userId, chat, .none, before: anchor, count: count)),
             Statement(ChatRepository.itemsAfterQuery(userId: userId, chat, .none, after: anchor, count: count)),
         ] + ChatRepository.navigationQueries(userId: userId, chat, .none, after: last).map(Statement.init)

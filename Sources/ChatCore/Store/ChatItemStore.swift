@@ -211,13 +211,18 @@ extension ChatRepository {
 
     /// The first unread item in the chat's order (where `initial=` opens), or nil.
     func firstUnread(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) throws(ChatError) -> Int64? {
+        let (sql, values) = Self.firstUnreadQuery(userId: userId, chat, contentTag: contentTag)
+        return try query(sql, values).first?.first?.integer
+    }
+
+    static func firstUnreadQuery(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) -> (String, [SQLValue]) {
         var sql = "SELECT chat_item_id FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_status = 'rcv_new'"
         var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
         if let contentTag {
             sql += " AND msg_content_tag = ?"
             values.append(.text(contentTag.rawValue))
         }
-        return try query(sql + " ORDER BY item_ts, chat_item_id LIMIT 1", values).first?.first?.integer
+        return (sql + " ORDER BY item_ts, chat_item_id LIMIT 1", values)
     }
 
     /// Whether any item's text contains `text` (the chat list's search).
