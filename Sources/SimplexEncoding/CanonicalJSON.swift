@@ -46,24 +46,39 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
     /// A JSON string literal with aeson's escapes: `\"`, `\\`, `\n`, `\r`, `\t`, other control
     /// characters as `\u00xx` (lower-case hex); everything else, `/` and non-ASCII included, literally.
     public static func quoted(_ s: String) -> String {
-        let hex = Array("0123456789abcdef".unicodeScalars)
-        var out = String.UnicodeScalarView()
-        out.append("\"")
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out.append(contentsOf: "\\\"".unicodeScalars)
-            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
-            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
-            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
-            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
-            case _ where u.value < 0x20:
-                out.append(contentsOf: "\\u00".unicodeScalars)
-                out.append(hex[Int(u.value >> 4)])
-                out.append(hex[Int(u.value & 15)])
-            default: out.append(u)
+        var out: [UInt8] = []
+        appendQuoted(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `quoted(s)` appended to UTF-8 bytes: renderers building large documents escape in place, byte by byte (every
+    /// escaped character is ASCII, so multi-byte sequences pass through untouched).
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + s.utf8.count + 2)
+        out.append(0x22)
+        // Most strings need no escape: one copy of their bytes.
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
+            out.append(0x22)
+            return
+        }
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
+            case 0..<0x20: out += [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]]
+            default: out.append(b)
             }
         }
-        out.append("\"")
-        return String(out)
+        out.append(0x22)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -5,6 +5,7 @@
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
 //   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
+//   simplex-bench core [N] [--rounds R] [--only C]   the chat core's item queries on N notes (1,000,000)
 import Foundation
 import SimplexCrypto
 
@@ -119,10 +120,26 @@ case "host":
     try await HostBenchmark.run(events: 5000, requests: 300)
 case "abi":
     try await ABIBenchmark.run(seconds: seconds)
+case "core":
+    var rounds = 200
+    if let i = args.firstIndex(of: "--rounds"), i + 1 < args.count, let r = Int(args[i + 1]) {
+        rounds = r
+        args.removeSubrange(i...i + 1)
+    }
+    var only: String?
+    if let i = args.firstIndex(of: "--only"), i + 1 < args.count {
+        only = args[i + 1]
+        args.removeSubrange(i...i + 1)
+    }
+    try await CoreBenchmark.run(
+        items: args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000, rounds: max(1, rounds), only: only)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
     FileHandle.standardError.write(
-        Data("usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | kem-roundtrip [N]\n".utf8))
+        Data(
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | kem-roundtrip [N]\n"
+                .utf8)
+    )
     exit(2)
 }

@@ -89,7 +89,7 @@ final class HostRuntime: Sendable {
         var controllerTooSlow: @Sendable (Int) -> Void
     }
 
-    init(options: Options, output: Output) throws(StartFailure) {
+    init(options: Options, output: Output) async throws(StartFailure) {
         folder = DataFolder(url: options.dataFolder)
         try folder.prepare()
         if let library = options.coreLibrary {
@@ -100,7 +100,7 @@ final class HostRuntime: Sendable {
         let store: ChatStoreActor
         do {
             store = try ChatStoreActor(prefix: folder.databasePrefix, confirmation: .yesUp)
-            backend = try CoreBackend.make(prefix: folder.databasePrefix)
+            backend = try await CoreBackend.make(prefix: folder.databasePrefix, dataFolder: folder.url)
         } catch {
             throw StartFailure(
                 message: "cannot open the databases in \(folder.url.path): \(error)",

@@ -2,6 +2,7 @@ import ChatCore
 import ChatModel
 import Foundation
 import SimplexEncoding
+import Synchronization
 import XCTest
 
 /// A chat engine on databases in a fresh temporary folder, with a fixed clock, and helpers to read its envelopes.
@@ -12,11 +13,15 @@ final class EngineHarness {
     /// 2025-06-01T09:30:12.123456Z.
     static let time = UTCTime(seconds: 1_748_770_212, nanoseconds: 123_456_000)
 
+    /// The engine's clock: `time` until a test moves it.
+    let clock = TestClock()
+
     init(eventQueueCapacity: Int = 4096) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("chatcore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = ChatEngine.Configuration()
-        configuration.clock = { EngineHarness.time }
+        let clock = clock
+        configuration.clock = { clock.now }
         configuration.eventQueueCapacity = eventQueueCapacity
         engine = try ChatEngine(prefix: folder.appendingPathComponent("simplex_v1").path, configuration: configuration)
     }
@@ -103,6 +108,15 @@ final class EngineHarness {
         await result("/_start", "chatStarted")
         return id
     }
+}
+
+/// A clock a test moves by whole seconds.
+final class TestClock: Sendable {
+    private let offset = Atomic<Int64>(0)
+
+    var now: UTCTime { EngineHarness.time.adding(seconds: offset.load(ordering: .relaxed)) }
+
+    func set(secondsAfterStart seconds: Int64) { offset.store(seconds, ordering: .relaxed) }
 }
 
 extension CanonicalJSON {

@@ -82,7 +82,6 @@ final class HumanCommandTests: XCTestCase {
             XCTAssertEqual(outcome, .failure(NetworkRefusal.error(name)), line)
         }
         let notServed: [(String, CommandName)] = [
-            ("/* note", .apiCreateChatItems), ("/clear *", .apiClearChat),
             ("/network socks=on", .apiSetNetworkConfig), ("/db export", .apiExportArchive),
         ]
         for (line, name) in notServed {
@@ -100,6 +99,9 @@ final class HumanCommandTests: XCTestCase {
         let members = await h.result("/ms #team", "groupMembers")
         XCTAssertEqual(members["group"]?["members"]?.arrayValue?.count, 0)
         await h.result("/ttl #team day", "cmdOk")
+        await h.result("/clear #team", "chatCleared")
+        await h.result("/* a note", "newChatItems")
+        await h.result("/clear *", "chatCleared")
         let e = await h.storeError("/ms #other", "groupNotFoundByName")
         XCTAssertEqual(e["groupName"]?.stringValue, "other")
     }

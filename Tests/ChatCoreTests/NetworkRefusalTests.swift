@@ -40,8 +40,8 @@ final class NetworkRefusalTests: XCTestCase {
             "/_connect plan 1 https://simplex.chat/contact#/?v=2",
             #"{"error":{"type":"error","errorType":{"type":"commandError","message":"apiConnectPlan needs a network peer, and the embedded core has no network yet"}}}"#
         )
-        let notServed = await h.chatError("/_get chat @1 count=10", "commandError")
-        XCTAssertEqual(notServed["message"]?.stringValue, "not served by the embedded core yet: apiGetChat")
+        let notServed = await h.chatError("/_send @1 text hi", "commandError")
+        XCTAssertEqual(notServed["message"]?.stringValue, "not served by the embedded core yet: apiSendMessages")
     }
 
     func testListedCommandsNeedTheNetwork() {

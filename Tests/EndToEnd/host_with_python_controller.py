@@ -170,6 +170,22 @@ def session(host, data, pairing, files, label, known, compression=True):
     if stored:
         with open(upload, "rb") as a, open(os.path.join(data, "files", stored), "rb") as b:
             check(f"{label}: the stored file is byte-identical", a.read() == b.read())
+        # Desktop saves an attachment to the notes folder: the upload, then a note that references it.
+        note = json.dumps([{"fileSource": {"filePath": stored}, "msgContent": {"type": "file", "text": label}}])
+        ctrl.send({"id": "s4", "send": "/_create *1 json " + note})
+        r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s4")
+        result = r and r["json"].get("chatResponse", {}).get("result", {})
+        items = result and result.get("chatItems") or []
+        file = items and items[0]["chatItem"].get("file") or {}
+        check(f"{label}: a note references the uploaded file",
+              result and result.get("type") == "newChatItems" and file.get("fileName") == stored
+              and file.get("fileSize") == 300_000 and file.get("fileProtocol") == "LOCAL", r)
+        ctrl.send({"id": "s5", "send": "/_get chat *1 count=1"})
+        r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s5")
+        chat = r and r["json"].get("chatResponse", {}).get("result", {}).get("chat", {})
+        last = chat and chat.get("chatItems") or []
+        check(f"{label}: the note is the notes folder's last item",
+              len(last) == 1 and last[0]["meta"]["itemText"] == label, r)
 
     host.send({"corrId": "c3", "cmd": "/list remote ctrls"})
     r = host.wait(lambda m: m.get("corrId") == "c3")

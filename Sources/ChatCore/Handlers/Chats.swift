@@ -3,11 +3,11 @@ internal import ChatModel
 
 extension ChatController {
     /// `/_get chats <userId>[ pcc=on|off][ <timePagination>][ <json(ChatListQuery)>]`: needs only the user (not a
-    /// started chat). Previews newest first; a note folder has no items yet, so its item list is empty.
+    /// started chat). Newest chat first, each with its last item as the preview and its unread stats.
     func getChats(_ a: ChatCommand.APIGetChats) throws(ChatError) -> ChatResponse {
         let user = try requireUser(a.userId)
-        var chats = try store.noteFolders(userId: user.userId).map { folder in
-            AChat(chatInfo: .local(folder), chatStats: ChatStats(unreadChat: folder.unread))
+        var chats = try store.noteFolders(userId: user.userId).map { (folder) throws(ChatError) in
+            try chatPreview(user, .local(folder), .local(noteFolderId: folder.noteFolderId), unreadChat: folder.unread)
         }
         if let query = a.query {
             let q = try JSONInput(parsing: query).object()
@@ -17,17 +17,26 @@ extension ChatController {
                 let unread = try q.optionalBool("unread") ?? false
                 chats = chats.filter { chat in
                     guard case .local(let folder) = chat.chatInfo else { return false }
-                    return (!favorite || folder.favorite) && (!unread || folder.unread)
+                    let isUnread = folder.unread || chat.chatStats.unreadCount > 0
+                    return (!favorite || folder.favorite) && (!unread || isUnread)
                 }
             case "search":
-                // A search matches chats by name or content; a note folder has no name and no items yet.
+                // A search matches chats by name or by an item's text; a note folder has no name.
                 let search = try q.string("search")
-                if !search.isEmpty { chats = [] }
+                if !search.isEmpty {
+                    var found: [AChat] = []
+                    for chat in chats {
+                        guard case .local(let folder) = chat.chatInfo else { continue }
+                        let itemChat = ItemChat.local(noteFolderId: folder.noteFolderId)
+                        if try store.anyItemText(userId: user.userId, itemChat, contains: search) { found.append(chat) }
+                    }
+                    chats = found
+                }
             case let other:
                 throw q.fail("unknown ChatListQuery type \"\(other)\"")
             }
         }
-        chats += try groupChats(userId: user.userId, query: a.query)
+        chats += try groupChats(user, query: a.query)
         chats.sort { $0.chatInfo.chatTs > $1.chatInfo.chatTs }
         switch a.pagination ?? .last(count: 5000) {
         case .last(let count):
@@ -40,6 +49,15 @@ extension ChatController {
             chats = Array(chats.filter { $0.chatInfo.chatTs < t }.prefix(Int(clamping: count)))
         }
         return .apiChats(user: user, chats: chats)
+    }
+
+    /// A chat list row: the chat, its newest item, its unread stats.
+    func chatPreview(_ user: User, _ info: ChatInfo, _ chat: ItemChat, unreadChat: Bool) throws(ChatError) -> AChat {
+        let unread = try store.unreadStats(userId: user.userId, chat)
+        let preview = try store.lastItem(userId: user.userId, chat)
+        return AChat(
+            chatInfo: info, chatItems: preview.map { [$0] } ?? [],
+            chatStats: ChatStats(unreadCount: unread.count, minUnreadItemId: unread.minId, unreadChat: unreadChat))
     }
 
     private func paginationTime(_ text: String) throws(ChatError) -> UTCTime {

@@ -114,22 +114,6 @@ extension ChatController {
 
     /// `/_clear chat <chatRef>`: a group's items go (the embedded core keeps none for groups yet); contacts do not
     /// exist; note folders are not served here.
-    func clearChat(_ a: ChatCommand.APIClearChat) throws(ChatError) -> ChatResponse {
-        switch a.chatRef {
-        case .group(let groupId, nil):
-            let user = try requireStartedUser()
-            let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
-            return .chatCleared(user: user, chatInfo: .group(info))
-        case .direct(let contactId):
-            _ = try requireStartedUser()
-            throw .errorStore(.contactNotFound(contactId: contactId))
-        case .local:
-            return try unserved(.apiClearChat(a))
-        case .group, .contactConnection:
-            _ = try requireStartedUser()
-            throw .error(.commandError("not supported"))
-        }
-    }
 
     /// `/_delete <chatRef>[ <mode>]`: a group goes with its members, while the user may delete it — as its owner, or
     /// once no longer a current member. The mode matters only to contacts, which do not exist.
@@ -142,7 +126,14 @@ extension ChatController {
             guard membership.memberRole == .owner || !membership.memberStatus.isCurrent else {
                 throw .error(.groupUserRole(groupInfo: info, requiredRole: .owner))
             }
-            try store.write { () throws(ChatError) in try groupStore.deleteGroup(info.groupId) }
+            let chat = ItemChat.group(groupId: info.groupId)
+            let paths = try store.write { () throws(ChatError) in
+                let paths = try store.filePaths(userId: user.userId, chat)
+                try store.deleteItems(userId: user.userId, chat)
+                try groupStore.deleteGroup(info.groupId)
+                return paths
+            }
+            removeFiles(paths)
             return .groupDeletedUser(user: user, groupInfo: info, msgSigned: false)
         case .direct(let contactId): throw .errorStore(.contactNotFound(contactId: contactId))
         case .contactConnection(let connId): throw .errorStore(.pendingConnectionNotFound(connId: connId))
@@ -199,22 +190,27 @@ extension ChatController {
     }
 
     /// The user's groups as chat list rows for `/_get chats`, filtered by the list's query as the core filters them.
-    func groupChats(userId: Int64, query: RawJSON?) throws(ChatError) -> [AChat] {
-        var groups = try groupStore.groups(userId: userId)
+    func groupChats(_ user: User, query: RawJSON?) throws(ChatError) -> [AChat] {
+        var groups = try groupStore.groups(userId: user.userId)
+        var unreadOnly = false
         if let query {
             let q = try JSONInput(parsing: query).object()
             switch try q.string("type") {
             case "filters":
                 let favorite = try q.optionalBool("favorite") ?? false
-                let unread = try q.optionalBool("unread") ?? false
-                groups = groups.filter { (!favorite || $0.chatSettings.favorite) && (!unread || $0.unreadChat) }
+                unreadOnly = try q.optionalBool("unread") ?? false
+                groups = groups.filter { !favorite || $0.chatSettings.favorite }
             case "search":
                 let search = try q.string("search")
                 if !search.isEmpty { groups = groups.filter { $0.matches(search) } }
             default: break
             }
         }
-        return groups.map { AChat(chatInfo: .group($0), chatStats: ChatStats(unreadChat: $0.unreadChat)) }
+        let chats = try groups.map { (group) throws(ChatError) in
+            try chatPreview(user, .group(group), .group(groupId: group.groupId), unreadChat: group.unreadChat)
+        }
+        // A group is unread when marked so or when it has unread items, known once its row is built.
+        return unreadOnly ? chats.filter { $0.chatStats.unreadChat || $0.chatStats.unreadCount > 0 } : chats
     }
 }
 

@@ -14,37 +14,44 @@ public indirect enum JSONValue: Hashable, Sendable {
     case object([JSONField])
 
     /// The compact text.
-    public var rendered: String {
-        var out = ""
+    public var rendered: String { String(decoding: renderedBytes, as: UTF8.self) }
+
+    /// The compact text as UTF-8: rendered as bytes, since a page of items is tens of kilobytes of JSON.
+    public var renderedBytes: [UInt8] {
+        var out: [UInt8] = []
         render(into: &out)
         return out
     }
 
-    private func render(into out: inout String) {
+    private func render(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let n): out += String(n)
-        case .number(let text): out += text
-        case .string(let s): out += CanonicalJSON.quoted(s)
+        case .null: out += Self.nullBytes
+        case .bool(let b): out += b ? Self.trueBytes : Self.falseBytes
+        case .integer(let n): out += String(n).utf8
+        case .number(let text): out += text.utf8
+        case .string(let s): CanonicalJSON.appendQuoted(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.render(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, field) in fields.enumerated() {
-                if i > 0 { out += "," }
-                out += CanonicalJSON.quoted(field.key)
-                out += ":"
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                CanonicalJSON.appendQuoted(field.key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 field.value.render(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
+
+    private static let nullBytes = Array("null".utf8)
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
 
     /// The value of `key` when this is an object.
     public subscript(key: String) -> JSONValue? {

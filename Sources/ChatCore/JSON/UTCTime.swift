@@ -47,14 +47,40 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
         let (y, m, d) = Self.civil(fromDays: days)
-        var out = Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) + "T"
-        out += Self.pad(secondOfDay / 3600, 2) + ":" + Self.pad(secondOfDay / 60 % 60, 2) + ":" + Self.pad(secondOfDay % 60, 2)
-        if nanoseconds > 0 {
-            var fraction = Self.pad(Int64(nanoseconds), 9)
-            while fraction.hasSuffix("0") { fraction.removeLast() }
-            out += "." + fraction
+        // Digits into one buffer: items carry several times each, and pages are long.
+        var out: [UInt8] = []
+        out.reserveCapacity(30)
+        func digits(_ n: Int64, _ width: Int) {
+            let text = String(n).utf8
+            if text.count < width { out += repeatElement(UInt8(ascii: "0"), count: width - text.count) }
+            out += text
         }
-        return out + "Z"
+        digits(y, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(m, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(d, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        if nanoseconds > 0 {
+            out.append(UInt8(ascii: "."))
+            digits(Int64(nanoseconds), 9)
+            while out.last == UInt8(ascii: "0") { out.removeLast() }
+        }
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `YYYYMMDD_HHMMSS`, as the apps name media files.
+    var compactDateTime: String {
+        let text = iso8601
+        let date = text.prefix(10).filter { $0 != "-" }
+        let time = text.dropFirst(11).prefix(8).filter { $0 != ":" }
+        return date + "_" + time
     }
 
     /// Parses ISO-8601 as clients send it: `YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]` then `Z`, `±HH:MM`, `±HHMM` or nothing
@@ -107,11 +133,6 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         guard cursor.isEmpty, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
         let days = Self.days(fromCivil: y, mo, d)
         self.init(seconds: days * 86400 + h * 3600 + mi * 60 + s - offset, nanoseconds: Int32(ns))
-    }
-
-    private static func pad(_ n: Int64, _ width: Int) -> String {
-        let s = String(n)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).

@@ -55,13 +55,16 @@ public struct ChatStats: Hashable, Sendable, JSONEncodable {
     }
 }
 
-/// AChat (chat-api.md §7.18): a chat with its items (in `apiChats`, at most the last one) and stats. The embedded core
-/// stores no chat items yet, so the list is empty.
+/// AChat (chat-api.md §7.18): a chat with its items (in `apiChats`, at most the last one; in `apiChat`, the page in
+/// ascending order) and stats.
 public struct AChat: Hashable, Sendable, JSONEncodable {
     public var chatInfo: ChatInfo
+    public var chatItems: [ChatItem] = []
     public var chatStats: ChatStats
 
-    public var json: JSONValue { .record(["chatInfo": chatInfo.json, "chatItems": .array([]), "chatStats": chatStats.json]) }
+    public var json: JSONValue {
+        .record(["chatInfo": chatInfo.json, "chatItems": .list(chatItems), "chatStats": chatStats.json])
+    }
 }
 
 extension ChatStats {

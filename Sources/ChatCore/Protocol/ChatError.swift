@@ -86,6 +86,11 @@ public struct ChatErrorType: Hashable, Sendable {
     }
     static let groupMemberUserRemoved = ChatErrorType(.groupMemberUserRemoved)
     static let groupMemberNotActive = ChatErrorType(.groupMemberNotActive)
+    static let invalidChatItemUpdate = ChatErrorType(.invalidChatItemUpdate)
+    static let invalidChatItemDelete = ChatErrorType(.invalidChatItemDelete)
+    static let invalidForward = ChatErrorType(.invalidForward)
+    static func fileNotFound(_ message: String) -> ChatErrorType { ChatErrorType(.fileNotFound, ["message": .string(message)]) }
+    static func fileSize(filePath: String) -> ChatErrorType { ChatErrorType(.fileSize, ["filePath": .string(filePath)]) }
     static func commandError(_ message: String) -> ChatErrorType { ChatErrorType(.commandError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> ChatErrorType { ChatErrorType(.internalError, ["message": .string(message)]) }
     static func exception(_ message: String) -> ChatErrorType { ChatErrorType(.exception, ["message": .string(message)]) }
@@ -125,6 +130,10 @@ public struct StoreError: Hashable, Sendable {
         StoreError(.chatItemNotFoundByText, ["text": .string(text)])
     }
     static let userNoteFolderNotFound = StoreError(.userNoteFolderNotFound)
+    static func noteFolderNotFound(noteFolderId: Int64) -> StoreError {
+        StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
+    }
+    static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])
     }

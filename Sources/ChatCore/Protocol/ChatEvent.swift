@@ -5,11 +5,14 @@ public enum ChatEvent: Hashable, Sendable {
     case chatSuspended
     /// A user's agent-side records are gone after `/_delete user` (§6.6).
     case agentUserDeleted(agentUserId: Int64)
+    /// Items a batch command could not act on, the others being done (§6.2).
+    case chatErrors(chatErrors: [ChatError])
 
     public var type: String {
         switch self {
         case .chatSuspended: "chatSuspended"
         case .agentUserDeleted: "agentUserDeleted"
+        case .chatErrors: "chatErrors"
         }
     }
 
@@ -17,6 +20,7 @@ public enum ChatEvent: Hashable, Sendable {
         switch self {
         case .chatSuspended: .tagged(type)
         case .agentUserDeleted(let id): .tagged(type, ["agentUserId": .integer(id)])
+        case .chatErrors(let errors): .tagged(type, ["chatErrors": .array(errors.map(\.json))])
         }
     }
 }

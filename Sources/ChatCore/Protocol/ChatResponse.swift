@@ -1,3 +1,4 @@
+public import ChatModel
 public import ChatStore
 
 /// A command's result (chat-api.md §5): the value of `result` in the envelope, tagged by `type`. The cases are the
@@ -44,6 +45,15 @@ public enum ChatResponse: Equatable, Sendable {
     case userServers(user: User, userServers: [UserOperatorServers])
     case userServersValidation(user: User, serverErrors: [UserServersError], serverWarnings: [UserServersWarning])
     case usageConditions(usageConditions: UsageConditions, conditionsText: String, acceptedConditions: UsageConditions?)
+    // Chat items, §4.3.
+    case apiChat(user: User, chat: AChat, navInfo: NavigationInfo?)
+    case chatContentTypes(contentTypes: [MsgContentTag])
+    case chatItemInfo(user: User, chatItem: AChatItem, chatItemInfo: ChatItemInfo)
+    case newChatItems(user: User, chatItems: [AChatItem])
+    case chatItemUpdated(user: User, chatItem: AChatItem)
+    case chatItemNotChanged(user: User, chatItem: AChatItem)
+    case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
+    case forwardPlan(user: User, itemsCount: Int64, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
 
     /// The `type` tag.
     public var type: String {
@@ -83,6 +93,14 @@ public enum ChatResponse: Equatable, Sendable {
         case .userServers: "userServers"
         case .userServersValidation: "userServersValidation"
         case .usageConditions: "usageConditions"
+        case .apiChat: "apiChat"
+        case .chatContentTypes: "chatContentTypes"
+        case .chatItemInfo: "chatItemInfo"
+        case .newChatItems: "newChatItems"
+        case .chatItemUpdated: "chatItemUpdated"
+        case .chatItemNotChanged: "chatItemNotChanged"
+        case .chatItemsDeleted: "chatItemsDeleted"
+        case .forwardPlan: "forwardPlan"
         }
     }
 
@@ -139,6 +157,24 @@ public enum ChatResponse: Equatable, Sendable {
             .tagged(
                 type,
                 ["usageConditions": current.json, "conditionsText": .string(text), "acceptedConditions": accepted?.json])
+        case .apiChat(let user, let chat, let nav): .tagged(type, ["user": user.json, "chat": chat.json, "navInfo": nav?.json])
+        case .chatContentTypes(let tags): .tagged(type, ["contentTypes": .array(tags.map { .string($0.rawValue) })])
+        case .chatItemInfo(let user, let item, let info):
+            .tagged(type, ["user": user.json, "chatItem": item.json, "chatItemInfo": info.json])
+        case .newChatItems(let user, let items): .tagged(type, ["user": user.json, "chatItems": .list(items)])
+        case .chatItemUpdated(let user, let item), .chatItemNotChanged(let user, let item):
+            .tagged(type, ["user": user.json, "chatItem": item.json])
+        case .chatItemsDeleted(let user, let deletions, let byUser, let timed):
+            .tagged(
+                type,
+                ["user": user.json, "chatItemDeletions": .list(deletions), "byUser": .bool(byUser), "timed": .bool(timed)])
+        case .forwardPlan(let user, let count, let ids, let confirmation):
+            .tagged(
+                type,
+                [
+                    "user": user.json, "itemsCount": .integer(count), "chatItemIds": .array(ids.map(\.json)),
+                    "forwardConfirmation": confirmation?.json,
+                ])
         }
     }
 }

@@ -7,12 +7,12 @@ public struct EnvelopeJSON: Hashable, Sendable, CustomStringConvertible {
 
     /// `{"result": value}`.
     public static func result(_ value: JSONValue) -> EnvelopeJSON {
-        EnvelopeJSON(bytes: Array(JSONValue.object([JSONField("result", value)]).rendered.utf8))
+        EnvelopeJSON(bytes: JSONValue.object([JSONField("result", value)]).renderedBytes)
     }
 
     /// `{"error": ChatError}`.
     public static func error(_ error: ChatError) -> EnvelopeJSON {
-        EnvelopeJSON(bytes: Array(JSONValue.object([JSONField("error", error.json)]).rendered.utf8))
+        EnvelopeJSON(bytes: JSONValue.object([JSONField("error", error.json)]).renderedBytes)
     }
 
     /// A command's outcome.

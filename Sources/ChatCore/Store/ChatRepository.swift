@@ -19,12 +19,12 @@ struct ChatRepository {
         }
     }
 
-    private func query(_ sql: String, _ values: [SQLValue] = []) throws(ChatError) -> [[SQLValue]] {
+    func query(_ sql: String, _ values: [SQLValue] = []) throws(ChatError) -> [[SQLValue]] {
         do { return try db.query(sql, values) } catch { throw .database(error) }
     }
 
     @discardableResult
-    private func run(_ sql: String, _ values: [SQLValue] = []) throws(ChatError) -> Int {
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(ChatError) -> Int {
         do { return try db.run(sql, values) } catch { throw .database(error) }
     }
 
@@ -202,13 +202,34 @@ struct ChatRepository {
 
     // MARK: Note folders
 
+    static let noteFoldersQuery = noteFolderColumns + "WHERE user_id = ? ORDER BY note_folder_id"
+    private static let noteFolderColumns =
+        "SELECT note_folder_id, user_id, created_at, updated_at, chat_ts, favorite, unread_chat FROM note_folders "
+
     func noteFolders(userId: Int64) throws(ChatError) -> [NoteFolder] {
-        try query(
-            """
-            SELECT note_folder_id, user_id, created_at, updated_at, chat_ts, favorite, unread_chat
-            FROM note_folders WHERE user_id = ? ORDER BY note_folder_id
-            """, [.integer(userId)]
-        ).map { (row) throws(ChatError) in
+        try noteFolders(Self.noteFoldersQuery, [.integer(userId)])
+    }
+
+    /// A user's note folder, or `noteFolderNotFound`.
+    func noteFolder(userId: Int64, id: Int64) throws(ChatError) -> NoteFolder {
+        let sql = Self.noteFolderColumns + "WHERE user_id = ? AND note_folder_id = ?"
+        guard let folder = try noteFolders(sql, [.integer(userId), .integer(id)]).first
+        else { throw .errorStore(.noteFolderNotFound(noteFolderId: id)) }
+        return folder
+    }
+
+    func setNoteFolderChatTs(_ id: Int64, _ ts: UTCTime) throws(ChatError) {
+        try run("UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(ts.iso8601), .integer(id)])
+    }
+
+    func setNoteFolderUnread(_ id: Int64, _ unread: Bool, at ts: UTCTime) throws(ChatError) {
+        try run(
+            "UPDATE note_folders SET unread_chat = ?, updated_at = ? WHERE note_folder_id = ?",
+            [.integer(unread ? 1 : 0), .text(ts.iso8601), .integer(id)])
+    }
+
+    private func noteFolders(_ sql: String, _ values: [SQLValue]) throws(ChatError) -> [NoteFolder] {
+        try query(sql, values).map { (row) throws(ChatError) in
             guard row.count == 7, let id = row[0].integer, let uid = row[1].integer, let created = Self.time(row[2]),
                 let updated = Self.time(row[3]), let chatTs = Self.time(row[4])
             else { throw .errorStore(.internalError("note_folders row")) }
@@ -233,7 +254,7 @@ struct ChatRepository {
 
     // MARK: Rows
 
-    private static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
+    static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
 
     private static func json(_ v: SQLValue) throws(ChatError) -> CanonicalJSON? {
         guard let text = v.text else { return nil }

@@ -218,6 +218,13 @@ struct GroupRepository {
         try run("UPDATE groups SET updated_at = ? WHERE group_id = ?", [.text(ts.iso8601), .integer(groupId)])
     }
 
+    /// The group's own unread mark (`/_unread chat`).
+    func setUnreadChat(_ unread: Bool, groupId: Int64, at ts: UTCTime) throws(ChatError) {
+        try run(
+            "UPDATE groups SET unread_chat = ?, updated_at = ? WHERE group_id = ?",
+            [.integer(unread ? 1 : 0), .text(ts.iso8601), .integer(groupId)])
+    }
+
     func setAlias(_ alias: String, groupId: Int64, at ts: UTCTime) throws(ChatError) {
         try run(
             "UPDATE groups SET local_alias = ?, updated_at = ? WHERE group_id = ?",

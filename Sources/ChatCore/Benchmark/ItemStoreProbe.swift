@@ -1,0 +1,65 @@
+public import ChatStore
+
+/// The item store seen from outside, for `simplex-bench core`: a bulk fill of a note folder, and the statements the
+/// handlers run for a command, so that each command can be timed beside the same SQL prepared once.
+public enum ItemStoreProbe {
+    /// One statement a command runs.
+    public struct Statement: Sendable {
+        public let sql: String
+        public let values: [SQLValue]
+    }
+
+    /// Fills note folder `noteFolderId` of `userId` with `texts`, one second apart from `start`.
+    public static func fillNotes(
+        _ db: SQLiteDatabase, userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime
+    ) throws(ChatError) {
+        try ChatRepository(db: db).insertNotes(userId: userId, noteFolderId: noteFolderId, texts: texts, from: start)
+    }
+
+    /// `/_get chat *<id> [search=…] count=<n>`: the last page.
+    public static func lastPage(userId: Int64, noteFolderId: Int64, count: Int64, search: String = "") -> [Statement] {
+        let (sql, values) = ChatRepository.lastItemsQuery(
+            userId: userId, .local(noteFolderId: noteFolderId), ItemFilter(search: search), count: count)
+        return [Statement(sql: sql, values: values)]
+    }
+
+    /// `/_get chat *<id> around=<itemId> count=<n>`: the stats, the anchor, both sides and what follows.
+    public static func aroundPage(_ db: SQLiteDatabase, userId: Int64, noteFolderId: Int64, itemId: Int64, count: Int64)
+        throws(ChatError) -> [Statement]
+    {
+        let store = ChatRepository(db: db)
+        let chat = ItemChat.local(noteFolderId: noteFolderId)
+        let anchor = try store.item(userId: userId, chat, id: itemId).position
+        let last = try store.items(userId: userId, chat, .none, after: anchor, count: count).last?.position ?? anchor
+        return [
+            unreadStatement(userId: userId, chat),
+            Statement(ChatRepository.firstUnreadQuery(userId: userId, chat, contentTag: nil)),
+            itemStatement(userId: userId, chat, itemId),
+            Statement(ChatRepository.itemsBeforeQuery(userId: userId, chat, .none, before: anchor, count: count)),
+            Statement(ChatRepository.itemsAfterQuery(userId: userId, chat, .none, after: anchor, count: count)),
+        ] + ChatRepository.navigationQueries(userId: userId, chat, .none, after: last).map(Statement.init)
+    }
+
+    /// `/_get chats <userId>`: the folders, and for each its unread stats and last item.
+    public static func chatList(_ db: SQLiteDatabase, userId: Int64) throws(ChatError) -> [Statement] {
+        var statements = [Statement(sql: ChatRepository.noteFoldersQuery, values: [.integer(userId)])]
+        for folder in try ChatRepository(db: db).noteFolders(userId: userId) {
+            let chat = ItemChat.local(noteFolderId: folder.noteFolderId)
+            statements.append(unreadStatement(userId: userId, chat))
+            statements.append(Statement(ChatRepository.lastItemsQuery(userId: userId, chat, .none, count: 1)))
+        }
+        return statements
+    }
+
+    private static func itemStatement(userId: Int64, _ chat: ItemChat, _ id: Int64) -> Statement {
+        Statement(ChatRepository.itemQuery(userId: userId, chat, id: id))
+    }
+
+    private static func unreadStatement(userId: Int64, _ chat: ItemChat) -> Statement {
+        Statement(ChatRepository.unreadStatsQuery(userId: userId, chat, contentTag: nil))
+    }
+}
+
+extension ItemStoreProbe.Statement {
+    init(_ q: (String, [SQLValue])) { self.init(sql: q.0, values: q.1) }
+}

@@ -1,0 +1,205 @@
+/// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. The embedded core has no markdown parser,
+/// quotes, mentions or reactions yet, so `formattedText` and `quotedItem` are absent and the maps and lists are empty.
+public struct ChatItem: Hashable, Sendable, JSONEncodable {
+    public var chatDir: CIDirection
+    public var meta: CIMeta
+    public var content: CIContent
+    public var file: CIFile?
+
+    public var json: JSONValue {
+        .record([
+            "chatDir": chatDir.json, "meta": meta.json, "content": content.json, "mentions": .object([]),
+            "reactions": .array([]), "file": file?.json,
+        ])
+    }
+
+    /// The message content, when the item is a message.
+    var msgContent: MsgContent? {
+        switch content {
+        case .sndMsgContent(let mc), .rcvMsgContent(let mc): mc
+        }
+    }
+}
+
+/// CIDirection (chat-api.md §7.21): the variants of the chats the core keeps items for.
+public enum CIDirection: Hashable, Sendable, JSONEncodable {
+    case localSnd
+    case localRcv
+    /// The user's item in a group (`groupRcv` carries the sending member; local groups have no other members).
+    case groupSnd
+
+    public var sent: Bool {
+        switch self {
+        case .localSnd, .groupSnd: true
+        case .localRcv: false
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .localSnd: .tagged("localSnd")
+        case .localRcv: .tagged("localRcv")
+        case .groupSnd: .tagged("groupSnd")
+        }
+    }
+}
+
+/// CIContent (chat-api.md §7.23): the message variants; chat events come with the chats that have them.
+public enum CIContent: Hashable, Sendable, JSONEncodable {
+    case sndMsgContent(MsgContent)
+    case rcvMsgContent(MsgContent)
+
+    public var json: JSONValue {
+        switch self {
+        case .sndMsgContent(let mc): .tagged("sndMsgContent", ["msgContent": mc.json])
+        case .rcvMsgContent(let mc): .tagged("rcvMsgContent", ["msgContent": mc.json])
+        }
+    }
+}
+
+/// CIStatus (chat-api.md §7.22) of items that never leave the device. `rawValue` is the core's stored text form.
+public enum CIStatus: String, Hashable, Sendable, JSONEncodable {
+    case sndNew = "snd_new"
+    case rcvNew = "rcv_new"
+    case rcvRead = "rcv_read"
+
+    public var json: JSONValue {
+        switch self {
+        case .sndNew: .tagged("sndNew")
+        case .rcvNew: .tagged("rcvNew")
+        case .rcvRead: .tagged("rcvRead")
+        }
+    }
+}
+
+/// CIForwardedFrom (chat-api.md §7.20).
+public enum CIForwardedFrom: Hashable, Sendable, JSONEncodable {
+    case unknown
+    case contact(chatName: String, msgDir: String, contactId: Int64?, chatItemId: Int64?)
+    case group(chatName: String, msgDir: String, groupId: Int64?, chatItemId: Int64?)
+
+    public var json: JSONValue {
+        switch self {
+        case .unknown: .tagged("unknown")
+        case .contact(let name, let dir, let contactId, let itemId):
+            .tagged(
+                "contact",
+                ["chatName": .string(name), "msgDir": .string(dir), "contactId": contactId?.json, "chatItemId": itemId?.json])
+        case .group(let name, let dir, let groupId, let itemId):
+            .tagged(
+                "group",
+                ["chatName": .string(name), "msgDir": .string(dir), "groupId": groupId?.json, "chatItemId": itemId?.json])
+        }
+    }
+}
+
+/// CIMeta (chat-api.md §7.20), fields in the core's order; the optional ones the embedded core never sets are left
+/// out of the type.
+public struct CIMeta: Hashable, Sendable, JSONEncodable {
+    public var itemId: Int64
+    public var itemTs: UTCTime
+    public var itemText: String
+    public var itemStatus: CIStatus
+    public var itemForwarded: CIForwardedFrom?
+    public var itemEdited: Bool
+    public var userMention: Bool
+    public var hasLink: Bool
+    public var deletable: Bool
+    public var editable: Bool
+    public var createdAt: UTCTime
+    public var updatedAt: UTCTime
+
+    public var json: JSONValue {
+        .record([
+            "itemId": .integer(itemId), "itemTs": itemTs.json, "itemText": .string(itemText), "itemStatus": itemStatus.json,
+            "itemForwarded": itemForwarded?.json, "itemEdited": .bool(itemEdited), "userMention": .bool(userMention),
+            "hasLink": .bool(hasLink), "deletable": .bool(deletable), "editable": .bool(editable),
+            "showGroupAsSender": .bool(false), "createdAt": createdAt.json, "updatedAt": updatedAt.json,
+        ])
+    }
+}
+
+/// CIFile (chat-api.md §7.25).
+public struct CIFile: Hashable, Sendable, JSONEncodable {
+    public var fileId: Int64
+    public var fileName: String
+    public var fileSize: Int64
+    public var fileSource: CryptoFile?
+    /// The CIFileStatus tag; local files are `sndStored`.
+    public var fileStatus: String
+    /// `SMP`, `XFTP` or `LOCAL`.
+    public var fileProtocol: String
+
+    public var json: JSONValue {
+        .record([
+            "fileId": .integer(fileId), "fileName": .string(fileName), "fileSize": .integer(fileSize),
+            "fileSource": fileSource?.json, "fileStatus": .tagged(fileStatus), "fileProtocol": .string(fileProtocol),
+        ])
+    }
+}
+
+/// AChatItem (chat-api.md §7.18): an item with its chat.
+public struct AChatItem: Hashable, Sendable, JSONEncodable {
+    public var chatInfo: ChatInfo
+    public var chatItem: ChatItem
+
+    public var json: JSONValue { .record(["chatInfo": chatInfo.json, "chatItem": chatItem.json]) }
+}
+
+/// NavigationInfo (chat-api.md §7.18): unread and total items after the returned page.
+public struct NavigationInfo: Hashable, Sendable, JSONEncodable {
+    public var afterUnread: Int64
+    public var afterTotal: Int64
+
+    public var json: JSONValue { .record(["afterUnread": .integer(afterUnread), "afterTotal": .integer(afterTotal)]) }
+}
+
+/// ChatItemDeletion (chat-api.md §7.26): `toChatItem` is absent when the item is gone.
+public struct ChatItemDeletion: Hashable, Sendable, JSONEncodable {
+    public var deletedChatItem: AChatItem
+    public var toChatItem: AChatItem?
+
+    public var json: JSONValue { .record(["deletedChatItem": deletedChatItem.json, "toChatItem": toChatItem?.json]) }
+}
+
+/// ChatItemVersion (chat-api.md §7.26): an item's content before and after each edit.
+public struct ChatItemVersion: Hashable, Sendable, JSONEncodable {
+    public var chatItemVersionId: Int64
+    public var msgContent: MsgContent
+    public var itemVersionTs: UTCTime
+    public var createdAt: UTCTime
+
+    public var json: JSONValue {
+        .record([
+            "chatItemVersionId": .integer(chatItemVersionId), "msgContent": msgContent.json,
+            "itemVersionTs": itemVersionTs.json, "createdAt": createdAt.json,
+        ])
+    }
+}
+
+/// ChatItemInfo (chat-api.md §7.26); delivery statuses are for group items only.
+public struct ChatItemInfo: Hashable, Sendable, JSONEncodable {
+    public var itemVersions: [ChatItemVersion]
+    public var forwardedFromChatItem: AChatItem?
+
+    public var json: JSONValue {
+        .record(["itemVersions": .list(itemVersions), "forwardedFromChatItem": forwardedFromChatItem?.json])
+    }
+}
+
+/// ForwardConfirmation (chat-api.md §7.26): why some items would be forwarded without their files.
+public enum ForwardConfirmation: Hashable, Sendable, JSONEncodable {
+    case filesNotAccepted(fileIds: [Int64])
+    case filesInProgress(filesCount: Int64)
+    case filesMissing(filesCount: Int64)
+    case filesFailed(filesCount: Int64)
+
+    public var json: JSONValue {
+        switch self {
+        case .filesNotAccepted(let ids): .tagged("filesNotAccepted", ["fileIds": .array(ids.map(\.json))])
+        case .filesInProgress(let n): .tagged("filesInProgress", ["filesCount": .integer(n)])
+        case .filesMissing(let n): .tagged("filesMissing", ["filesCount": .integer(n)])
+        case .filesFailed(let n): .tagged("filesFailed", ["filesCount": .integer(n)])
+        }
+    }
+}

@@ -1,0 +1,451 @@
+internal import ChatModel
+internal import ChatStore
+internal import SimplexEncoding
+
+/// Whose items a query is about: the chat's id column in `chat_items` and `files` (migration `m20261202_chat_items`).
+/// Every item query goes through this one type, so another kind of chat (local groups: `group_id`) needs a case here
+/// and its directions in `direction(sent:)`, and nothing else in the store.
+enum ItemChat: Hashable, Sendable {
+    case local(noteFolderId: Int64)
+    /// A local group's items: the user is its only member, so every item is the user's own.
+    case group(groupId: Int64)
+
+    var column: String {
+        switch self {
+        case .local: "note_folder_id"
+        case .group: "group_id"
+        }
+    }
+
+    var id: Int64 {
+        switch self {
+        case .local(let id), .group(let id): id
+        }
+    }
+
+    func direction(sent: Bool) -> CIDirection {
+        switch self {
+        case .local: sent ? .localSnd : .localRcv
+        case .group: .groupSnd
+        }
+    }
+
+    /// Whether a sent item may be deleted (and, unless forwarded, edited): the user's own items always, as in the core
+    /// (a group item's deletion for everyone reaches nobody: there are no other members).
+    func deletable(sent: Bool) -> Bool { sent }
+}
+
+/// Which of a chat's items a page holds: `content=` and `search=` (empty: all).
+struct ItemFilter: Hashable, Sendable {
+    var contentTag: MsgContentTag?
+    var search: String = ""
+
+    static let none = ItemFilter()
+}
+
+/// An item to store.
+struct NewChatItem {
+    var sent: Bool
+    var content: MsgContent
+    var status: CIStatus
+    var forwarded: CIForwardedFrom?
+    var file: NewItemFile?
+    var ts: UTCTime
+}
+
+/// A file record to store with its item.
+struct NewItemFile {
+    var fileName: String
+    var fileSize: Int64
+    var source: CryptoFile
+}
+
+/// The position of an item in its chat's order: (item_ts, chat_item_id).
+struct ItemPosition: Hashable, Sendable {
+    var ts: Int64
+    var id: Int64
+}
+
+extension UTCTime {
+    /// Nanoseconds since the epoch, the stored `item_ts`.
+    var nanosecondsSinceEpoch: Int64 { seconds &* 1_000_000_000 &+ Int64(nanoseconds) }
+
+    init(nanosecondsSinceEpoch ns: Int64) {
+        let (s, r) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
+        self.init(seconds: s, nanoseconds: Int32(r))
+    }
+}
+
+extension ChatRepository {
+    private static let itemColumns = """
+        SELECT i.chat_item_id, i.item_sent, i.item_ts, i.msg_content, i.item_text, i.item_status, i.item_edited,
+          i.fwd_from_tag, i.fwd_from_chat_name, i.fwd_from_msg_dir, i.fwd_from_contact_id, i.fwd_from_group_id,
+          i.fwd_from_chat_item_id, i.created_at, i.updated_at,
+          f.file_id, f.file_name, f.file_size, f.file_path, f.file_crypto_key, f.file_crypto_nonce, f.ci_file_status,
+          f.protocol
+        FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
+        """
+
+    /// `WHERE` for a chat's items under a filter, with its values.
+    private static func chatCondition(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter) -> (String, [SQLValue]) {
+        var sql = " WHERE i.user_id = ? AND i.\(chat.column) = ?"
+        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
+        if let tag = filter.contentTag {
+            sql += " AND i.msg_content_tag = ?"
+            values.append(.text(tag.rawValue))
+        }
+        if !filter.search.isEmpty {
+            sql += " AND i.item_text LIKE '%' || ? || '%'"
+            values.append(.text(filter.search))
+        }
+        return (sql, values)
+    }
+
+    /// The page-query SQL and values, so the benchmark can run the very statements the core runs.
+    static func lastItemsQuery(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, count: Int64) -> (String, [SQLValue]) {
+        let (condition, values) = chatCondition(userId: userId, chat, filter)
+        return (
+            itemColumns + condition + " ORDER BY i.item_ts DESC, i.chat_item_id DESC LIMIT ?", values + [.integer(count)]
+        )
+    }
+
+    static func itemsAfterQuery(
+        userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition, count: Int64
+    ) -> (String, [SQLValue]) {
+        let (condition, values) = chatCondition(userId: userId, chat, filter)
+        // The first term is the index range; the second drops the anchor's equals that come before it.
+        return (
+            itemColumns + condition
+                + " AND i.item_ts >= ? AND (i.item_ts > ? OR i.chat_item_id > ?) ORDER BY i.item_ts ASC, i.chat_item_id ASC LIMIT ?",
+            values + [.integer(p.ts), .integer(p.ts), .integer(p.id), .integer(count)]
+        )
+    }
+
+    static func itemsBeforeQuery(
+        userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, before p: ItemPosition, count: Int64
+    ) -> (String, [SQLValue]) {
+        let (condition, values) = chatCondition(userId: userId, chat, filter)
+        return (
+            itemColumns + condition
+                + " AND i.item_ts <= ? AND (i.item_ts < ? OR i.chat_item_id < ?) ORDER BY i.item_ts DESC, i.chat_item_id DESC LIMIT ?",
+            values + [.integer(p.ts), .integer(p.ts), .integer(p.id), .integer(count)]
+        )
+    }
+
+    static func itemQuery(userId: Int64, _ chat: ItemChat, id: Int64) -> (String, [SQLValue]) {
+        let (condition, values) = chatCondition(userId: userId, chat, .none)
+        return (itemColumns + condition + " AND i.chat_item_id = ?", values + [.integer(id)])
+    }
+
+    /// Two counts after a position, all items and unread ones, each from its own index alone (no table reads).
+    static func navigationQueries(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition) -> [(
+        String, [SQLValue]
+    )] {
+        let (condition, values) = chatCondition(userId: userId, chat, filter)
+        let after = " AND i.item_ts >= ? AND (i.item_ts > ? OR i.chat_item_id > ?)"
+        let position: [SQLValue] = [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+        return [
+            ("SELECT count(*) FROM chat_items i" + condition + after, values + position),
+            (
+                "SELECT count(*) FROM chat_items i" + condition + " AND i.item_status = 'rcv_new'" + after,
+                values + position
+            ),
+        ]
+    }
+
+    static func unreadStatsQuery(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) -> (String, [SQLValue]) {
+        var sql = "SELECT count(*), coalesce(min(chat_item_id), 0) FROM chat_items WHERE user_id = ? AND \(chat.column) = ?"
+        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
+        if let contentTag {
+            sql += " AND msg_content_tag = ?"
+            values.append(.text(contentTag.rawValue))
+        }
+        return (sql + " AND item_status = 'rcv_new'", values)
+    }
+
+    // MARK: Reading
+
+    /// The last `count` items, oldest first.
+    func lastItems(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, count: Int64) throws(ChatError) -> [ChatItem] {
+        let (sql, values) = Self.lastItemsQuery(userId: userId, chat, filter, count: count)
+        return try items(sql, values, chat).reversed()
+    }
+
+    /// Up to `count` items after a position, oldest first.
+    func items(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition, count: Int64) throws(ChatError)
+        -> [ChatItem]
+    {
+        let (sql, values) = Self.itemsAfterQuery(userId: userId, chat, filter, after: p, count: count)
+        return try items(sql, values, chat)
+    }
+
+    /// Up to `count` items before a position, oldest first.
+    func items(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, before p: ItemPosition, count: Int64)
+        throws(ChatError) -> [ChatItem]
+    {
+        let (sql, values) = Self.itemsBeforeQuery(userId: userId, chat, filter, before: p, count: count)
+        return try items(sql, values, chat).reversed()
+    }
+
+    /// One item of the chat, or `chatItemNotFound`.
+    func item(userId: Int64, _ chat: ItemChat, id: Int64) throws(ChatError) -> ChatItem {
+        let (sql, values) = Self.itemQuery(userId: userId, chat, id: id)
+        guard let item = try items(sql, values, chat).first else { throw .errorStore(.chatItemNotFound(itemId: id)) }
+        return item
+    }
+
+    /// The newest item (a chat list's preview).
+    func lastItem(userId: Int64, _ chat: ItemChat) throws(ChatError) -> ChatItem? {
+        try lastItems(userId: userId, chat, .none, count: 1).first
+    }
+
+    /// Unread and total items after a position (NavigationInfo).
+    func navigation(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, after p: ItemPosition) throws(ChatError)
+        -> NavigationInfo
+    {
+        let counts = try Self.navigationQueries(userId: userId, chat, filter, after: p).map { (sql, values) throws(ChatError) in
+            try query(sql, values).first?.first?.integer ?? 0
+        }
+        return NavigationInfo(afterUnread: counts.last ?? 0, afterTotal: counts.first ?? 0)
+    }
+
+    /// The unread items' count and smallest id (0 when none).
+    func unreadStats(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag? = nil) throws(ChatError) -> (
+        count: Int64, minId: Int64
+    ) {
+        let (sql, values) = Self.unreadStatsQuery(userId: userId, chat, contentTag: contentTag)
+        let row = try query(sql, values).first
+        return (row?[0].integer ?? 0, row?[1].integer ?? 0)
+    }
+
+    /// The first unread item in the chat's order (where `initial=` opens), or nil.
+    func firstUnread(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) throws(ChatError) -> Int64? {
+        let (sql, values) = Self.firstUnreadQuery(userId: userId, chat, contentTag: contentTag)
+        return try query(sql, values).first?.first?.integer
+    }
+
+    static func firstUnreadQuery(userId: Int64, _ chat: ItemChat, contentTag: MsgContentTag?) -> (String, [SQLValue]) {
+        var sql = "SELECT chat_item_id FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_status = 'rcv_new'"
+        var values: [SQLValue] = [.integer(userId), .integer(chat.id)]
+        if let contentTag {
+            sql += " AND msg_content_tag = ?"
+            values.append(.text(contentTag.rawValue))
+        }
+        return (sql + " ORDER BY item_ts, chat_item_id LIMIT 1", values)
+    }
+
+    /// Whether any item's text contains `text` (the chat list's search).
+    func anyItemText(userId: Int64, _ chat: ItemChat, contains text: String) throws(ChatError) -> Bool {
+        !(try query(
+            "SELECT 1 FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_text LIKE '%' || ? || '%' LIMIT 1",
+            [.integer(userId), .integer(chat.id), .text(text)]
+        ).isEmpty)
+    }
+
+    /// The content types present in the chat.
+    func contentTags(userId: Int64, _ chat: ItemChat) throws(ChatError) -> [MsgContentTag] {
+        try query(
+            "SELECT DISTINCT msg_content_tag FROM chat_items WHERE user_id = ? AND \(chat.column) = ?",
+            [.integer(userId), .integer(chat.id)]
+        ).compactMap { $0.first?.text.map(MsgContentTag.init(rawValue:)) }
+    }
+
+    /// An item's edit history, newest first.
+    func itemVersions(_ itemId: Int64) throws(ChatError) -> [ChatItemVersion] {
+        try query(
+            """
+            SELECT chat_item_version_id, msg_content, item_version_ts, created_at FROM chat_item_versions
+            WHERE chat_item_id = ? ORDER BY chat_item_version_id DESC
+            """, [.integer(itemId)]
+        ).map { (row) throws(ChatError) in
+            guard let id = row[0].integer, let mc = row[1].text, let ts = Self.time(row[2]), let created = Self.time(row[3])
+            else { throw .errorStore(.internalError("chat_item_versions row")) }
+            return ChatItemVersion(
+                chatItemVersionId: id, msgContent: try Self.msgContent(mc), itemVersionTs: ts, createdAt: created)
+        }
+    }
+
+    /// The files of the chat's items: what clearing the chat removes from the files folder.
+    func filePaths(userId: Int64, _ chat: ItemChat) throws(ChatError) -> [String] {
+        try query(
+            "SELECT file_path FROM files WHERE user_id = ? AND \(chat.column) = ? AND file_path IS NOT NULL",
+            [.integer(userId), .integer(chat.id)]
+        ).compactMap { $0.first?.text }
+    }
+
+    // MARK: Writing (inside `write`)
+
+    /// Stores an item and its file; returns the item as read back.
+    func insertItem(userId: Int64, _ chat: ItemChat, _ new: NewChatItem, at now: UTCTime) throws(ChatError) -> ChatItem {
+        let time = SQLValue.text(now.iso8601)
+        var forwarded: [SQLValue] = [.null, .null, .null, .null, .null, .null]
+        switch new.forwarded {
+        case nil: break
+        case .unknown: forwarded[0] = .text("unknown")
+        case .contact(let name, let dir, let contactId, let itemId):
+            forwarded = [
+                .text("contact"), .text(name), .integer(dir == "snd" ? 1 : 0), Self.int(contactId), .null, Self.int(itemId),
+            ]
+        case .group(let name, let dir, let groupId, let itemId):
+            forwarded = [.text("group"), .text(name), .integer(dir == "snd" ? 1 : 0), .null, Self.int(groupId), Self.int(itemId)]
+        }
+        try run(
+            """
+            INSERT INTO chat_items (user_id, \(chat.column), item_sent, item_ts, msg_content, msg_content_tag, item_text,
+              item_status, fwd_from_tag, fwd_from_chat_name, fwd_from_msg_dir, fwd_from_contact_id, fwd_from_group_id,
+              fwd_from_chat_item_id, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(userId), .integer(chat.id), .integer(new.sent ? 1 : 0), .integer(new.ts.nanosecondsSinceEpoch),
+                .text(new.content.json.rendered), .text(new.content.tag.rawValue), .text(new.content.itemText),
+                .text(new.status.rawValue),
+            ] + forwarded + [time, time])
+        let itemId = db.lastInsertRowID
+        if let file = new.file {
+            try run(
+                """
+                INSERT INTO files (user_id, \(chat.column), chat_item_id, file_name, file_path, file_size, file_crypto_key,
+                  file_crypto_nonce, ci_file_status, protocol, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'sndStored', 'LOCAL', ?, ?)
+                """,
+                [
+                    .integer(userId), .integer(chat.id), .integer(itemId), .text(file.fileName), .text(file.source.filePath),
+                    .integer(file.fileSize), Self.text(file.source.cryptoArgs?.fileKey),
+                    Self.text(file.source.cryptoArgs?.fileNonce), time, time,
+                ])
+        }
+        return try item(userId: userId, chat, id: itemId)
+    }
+
+    /// Replaces an item's content after an edit, keeping the old and new contents as versions (the core's
+    /// `addInitialAndNewCIVersions`: the first edit also records the original).
+    func updateItemContent(_ item: ChatItem, to content: MsgContent, at now: UTCTime) throws(ChatError) {
+        let time = SQLValue.text(now.iso8601)
+        let id = SQLValue.integer(item.meta.itemId)
+        if let old = item.msgContent,
+            try query("SELECT 1 FROM chat_item_versions WHERE chat_item_id = ? LIMIT 1", [id]).isEmpty
+        {
+            try run(
+                "INSERT INTO chat_item_versions (chat_item_id, msg_content, item_version_ts, created_at) VALUES (?, ?, ?, ?)",
+                [id, .text(old.json.rendered), .text(item.meta.itemTs.iso8601), time])
+        }
+        try run(
+            "INSERT INTO chat_item_versions (chat_item_id, msg_content, item_version_ts, created_at) VALUES (?, ?, ?, ?)",
+            [id, .text(content.json.rendered), time, time])
+        try run(
+            """
+            UPDATE chat_items SET msg_content = ?, msg_content_tag = ?, item_text = ?, item_edited = 1, updated_at = ?
+            WHERE chat_item_id = ?
+            """, [.text(content.json.rendered), .text(content.tag.rawValue), .text(content.itemText), time, id])
+    }
+
+    func deleteItem(_ itemId: Int64) throws(ChatError) {
+        try run("DELETE FROM chat_items WHERE chat_item_id = ?", [.integer(itemId)])
+    }
+
+    /// Deletes every item of the chat, and with them their files and versions.
+    func deleteItems(userId: Int64, _ chat: ItemChat) throws(ChatError) {
+        try run("DELETE FROM files WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
+        try run("DELETE FROM chat_items WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
+    }
+
+    /// Marks every unread item read.
+    func markItemsRead(userId: Int64, _ chat: ItemChat, at now: UTCTime) throws(ChatError) {
+        try run(
+            """
+            UPDATE chat_items SET item_status = 'rcv_read', updated_at = ?
+            WHERE user_id = ? AND \(chat.column) = ? AND item_status = 'rcv_new'
+            """, [.text(now.iso8601), .integer(userId), .integer(chat.id)])
+    }
+
+    // MARK: Rows
+
+    private func items(_ sql: String, _ values: [SQLValue], _ chat: ItemChat) throws(ChatError) -> [ChatItem] {
+        try query(sql, values).map { (row) throws(ChatError) in try Self.item(row, chat) }
+    }
+
+    private static func int(_ n: Int64?) -> SQLValue { n.map(SQLValue.integer) ?? .null }
+    private static func text(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+
+    static func msgContent(_ text: String) throws(ChatError) -> MsgContent {
+        guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored MsgContent")) }
+        return try MsgContent(JSONInput(json))
+    }
+
+    private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
+        guard row.count == 23, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
+            let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
+            let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
+        else { throw .errorStore(.internalError("chat_items row")) }
+        let mc = try msgContent(mcText)
+        var forwarded: CIForwardedFrom?
+        switch row[7].text {
+        case "unknown": forwarded = .unknown
+        case "contact":
+            forwarded = .contact(
+                chatName: row[8].text ?? "", msgDir: row[9].integer == 1 ? "snd" : "rcv", contactId: row[10].integer,
+                chatItemId: row[12].integer)
+        case "group":
+            forwarded = .group(
+                chatName: row[8].text ?? "", msgDir: row[9].integer == 1 ? "snd" : "rcv", groupId: row[11].integer,
+                chatItemId: row[12].integer)
+        default: break
+        }
+        var file: CIFile?
+        if let fileId = row[15].integer, let name = row[16].text, let size = row[17].integer, let fileStatus = row[21].text,
+            let proto = row[22].text
+        {
+            let args: CryptoFileArgs? =
+                if let key = row[19].text, let nonce = row[20].text { CryptoFileArgs(fileKey: key, fileNonce: nonce) } else {
+                    nil
+                }
+            file = CIFile(
+                fileId: fileId, fileName: name, fileSize: size,
+                fileSource: row[18].text.map { CryptoFile(filePath: $0, cryptoArgs: args) }, fileStatus: fileStatus,
+                fileProtocol: proto)
+        }
+        let isSent = sent == 1
+        let deletable = chat.deletable(sent: isSent)
+        let meta = CIMeta(
+            itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
+            itemForwarded: forwarded, itemEdited: row[6].integer == 1, userMention: false, hasLink: false,
+            deletable: deletable, editable: deletable && forwarded == nil, createdAt: created, updatedAt: updated)
+        return ChatItem(
+            chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
+            file: file)
+    }
+}
+
+extension ChatRepository {
+    /// Stores many sent text notes in one transaction with one prepared statement (no files, no re-reads): how the
+    /// benchmark fills a folder. Each note is one second after the previous one.
+    func insertNotes(userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime) throws(ChatError) {
+        do {
+            try db.transaction { () throws(SQLiteError) in
+                let insert = try db.prepare(
+                    """
+                    INSERT INTO chat_items (user_id, note_folder_id, item_sent, item_ts, msg_content, msg_content_tag, item_text,
+                      item_status, created_at, updated_at)
+                    VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
+                    """)
+                var ts = start
+                for text in texts {
+                    let time = SQLValue.text(ts.iso8601)
+                    try insert.bind([
+                        .integer(userId), .integer(noteFolderId), .integer(ts.nanosecondsSinceEpoch),
+                        .text(MsgContent.text(text).json.rendered), .text(text), time, time,
+                    ])
+                    while try insert.step() {}
+                    ts = ts.adding(seconds: 1)
+                }
+                try db.run(
+                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(ts.iso8601), .integer(noteFolderId)])
+            }
+        } catch {
+            switch error {
+            case .sqlite(let e), .body(let e): throw .database(e)
+            }
+        }
+    }
+}
