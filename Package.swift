@@ -109,7 +109,8 @@ let package = Package(
         .executableTarget(
             name: "simplex-bench",
             dependencies: [
-                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore", "SimplexABI", "ChatStore",
+                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
+                "SimplexABI", "ChatStore",
             ],
             swiftSettings: strictSwift),
 
