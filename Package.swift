@@ -127,8 +127,8 @@ let package = Package(
         .testTarget(
             name: "SimplexHostTests",
             dependencies: [
-                "SimplexHost", "RemoteChat", "ChatStore", "XRCP", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport",
-                "TestPeers",
+                "SimplexHost", "RemoteChat", "ChatStore", "ChatModel", "XRCP", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+                "TestSupport", "TestPeers",
             ],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),

@@ -93,10 +93,17 @@ public actor ControllerConnection {
     private final class Download {
         let url: URL
         var handle: FileHandle?
+        let progress: (@Sendable (UInt64, UInt64) -> Void)?
+        var received: UInt64 = 0
+        var size: UInt64 = 0
         let continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>
 
-        init(url: URL, continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>) {
+        init(
+            url: URL, progress: (@Sendable (UInt64, UInt64) -> Void)?,
+            continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>
+        ) {
             self.url = url
+            self.progress = progress
             self.continuation = continuation
         }
     }
@@ -254,7 +261,9 @@ public actor ControllerConnection {
 
     /// Uploads a local file, read in pieces (twice: first for its SHA-512, then to send); `name` defaults to its base
     /// name.
-    public func storeFile(at url: URL, name: String? = nil) async throws(ControllerConnectionError) -> String {
+    public func storeFile(
+        at url: URL, name: String? = nil, progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)? = nil
+    ) async throws(ControllerConnectionError) -> String {
         let chunk = max(1, settings.chunkSize)
         let digest: [UInt8]
         var total: UInt64 = 0
@@ -282,17 +291,20 @@ public actor ControllerConnection {
             }
             guard let data, !data.isEmpty else { throw .localFile("\(url.path) changed while it was sent") }
             remaining -= UInt64(data.count)
+            progress?(total - remaining, total)
             return Array(data)
         }
     }
 
     /// Downloads a file of the host's (`getFile`) to `url`, written as it arrives; the digest and tag are checked at the
     /// end, and the file is removed when anything fails.
-    public func getFile(_ file: RemoteFile, to url: URL) async throws(ControllerConnectionError) {
+    public func getFile(
+        _ file: RemoteFile, to url: URL, progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)? = nil
+    ) async throws(ControllerConnectionError) {
         guard phase == .established else { throw .notEstablished }
         let stream = try submit(.getFile(file))
         let result = await withCheckedContinuation { continuation in
-            waiters[stream] = .download(Download(url: url, continuation: continuation))
+            waiters[stream] = .download(Download(url: url, progress: progress, continuation: continuation))
         }
         try result.get()
     }
@@ -447,8 +459,9 @@ public actor ControllerConnection {
             if settings.pollEvents { startPolling() }
         case .response(let stream, let response):
             deliver(stream, .success(response))
-        case .fileStarted(let stream, _):
+        case .fileStarted(let stream, let size):
             guard case .download(let download)? = waiters[stream] else { return }
+            download.size = UInt64(size)
             guard FileManager.default.createFile(atPath: download.url.path, contents: nil),
                 let handle = try? FileHandle(forWritingTo: download.url)
             else {
@@ -462,7 +475,10 @@ public actor ControllerConnection {
             do { try handle.write(contentsOf: bytes) } catch {
                 waiters[stream] = nil
                 finish(download, .failure(.localFile("\(download.url.path): \(error)")))
+                return
             }
+            download.received += UInt64(bytes.count)
+            download.progress?(download.received, download.size)
         case .fileEnded(let stream):
             guard case .download(let download)? = waiters[stream] else { return }
             waiters[stream] = nil
