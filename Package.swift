@@ -93,7 +93,7 @@ let package = Package(
 
         // MARK: L5
         .executableTarget(
-            name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding"],
+            name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding", "TerminalQR"],
             swiftSettings: strictSwift),
 
         // MARK: Tools

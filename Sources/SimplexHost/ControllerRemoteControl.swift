@@ -113,7 +113,8 @@ public actor ControllerRemoteControl {
     public init(
         store: ChatStoreActor, deviceName: String, remoteHostsFolder: URL,
         timeouts: ControllerTimeouts = ControllerTimeouts(), announce: AnnounceSettings = AnnounceSettings(),
-        addresses: @escaping @Sendable () -> [LocalAddress] = LocalAddresses.system, now: (@Sendable () -> Int64)? = nil,
+        compression: Bool = true, addresses: @escaping @Sendable () -> [LocalAddress] = LocalAddresses.system,
+        now: (@Sendable () -> Int64)? = nil,
         emit: @escaping @Sendable (CanonicalJSON) -> Void
     ) {
         self.store = store
@@ -121,6 +122,7 @@ public actor ControllerRemoteControl {
         self.remoteHostsFolder = remoteHostsFolder
         self.timeouts = timeouts
         self.announce = announce
+        self.compression = compression
         self.addresses = addresses
         self.now = now ?? { Int64(Date().timeIntervalSince1970) }
         self.emit = emit

@@ -5,6 +5,11 @@ import Foundation
 import SimplexEncoding
 import SimplexHost
 
+// The controller role lives in Controller*.swift, with its own options.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "controller" {
+    exit(await ControllerMode.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let options: Options
 do {
     options = try Options(Array(CommandLine.arguments.dropFirst()))
