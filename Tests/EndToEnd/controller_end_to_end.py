@@ -20,6 +20,8 @@ from host_with_python_controller import Proc  # noqa: E402  (the JSON-lines chil
 STUB = os.path.join(ROOT, "Tests", "Peers", "xrcp_host_stub.py")
 PY = sys.executable
 FILE_SIZE = 50 * 1000 * 1000
+# Listen on loopback only, whatever other addresses this machine has.
+LOOPBACK = " addr=127.0.0.1 iface=lo"
 passed, failed = 0, 0
 
 
@@ -83,12 +85,13 @@ def with_python_host(binary, tmp, big):
     ctrl = Controller(binary, data)
 
     # First pairing.
-    r = ctrl.run("/start remote host new")
+    r = ctrl.run("/start remote host new" + LOOPBACK)
     started = resp(r)
     check("python host: /start remote host new answers remoteHostStarted without remoteHost_",
           started.get("type") == "remoteHostStarted" and "remoteHost_" not in started, r)
     uri = started.get("invitation", "")
-    check("python host: the invitation is xrcp:/ with one slash", uri.startswith("xrcp:/") and uri[6] != "/", uri)
+    check("python host: the invitation is xrcp:/ with one slash, on loopback",
+          uri.startswith("xrcp:/") and uri[6] != "/" and "@127.0.0.1:" in uri, uri)
     host = stub(pairing, uri, files)
     code = ctrl.event("remoteHostSessionCode")
     stub_code = host.wait(lambda m: m.get("event") == "sessionCode")
@@ -136,7 +139,7 @@ def with_python_host(binary, tmp, big):
     host.close()
 
     # The known host again, compression off; then the host ends the session.
-    r = ctrl.run("/start remote host 1")
+    r = ctrl.run("/start remote host 1" + LOOPBACK)
     check("python host: a known host's start carries remoteHost_ starting",
           resp(r).get("remoteHost_", {}).get("sessionState", {}).get("type") == "starting", r)
     host = stub(pairing, resp(r).get("invitation", ""), files, "--compression", "off")
@@ -157,7 +160,7 @@ def with_python_host(binary, tmp, big):
     host.close()
 
     # A host presenting another CA than the known one is refused.
-    r = ctrl.run("/start remote host 1")
+    r = ctrl.run("/start remote host 1" + LOOPBACK)
     impostor = stub(os.path.join(tmp, "other-pairing.json"), resp(r).get("invitation", ""), files)
     stopped = ctrl.event("remoteHostStopped")
     check("python host: another CA than the known one is refused (identity)",
@@ -167,7 +170,7 @@ def with_python_host(binary, tmp, big):
     impostor.close()
 
     # A host speaking the Swift encoding (an iPhone): responses and events arrive in the tagged style.
-    r = ctrl.run("/start remote host new")
+    r = ctrl.run("/start remote host new" + LOOPBACK)
     phone = stub(os.path.join(tmp, "phone-pairing.json"), resp(r).get("invitation", ""), files,
                  "--tamper", "swift-encoding", "--device-name", "iPhone")
     conn = ctrl.event("remoteHostConnected")
@@ -196,7 +199,7 @@ def with_our_host(binary, tmp, big):
         host.wait(lambda m: m.get("corrId") == f"h{i}")
 
     def pair(label, known):
-        r = ctrl.run("/start remote host 1" if known else "/start remote host new")
+        r = ctrl.run(("/start remote host 1" if known else "/start remote host new") + LOOPBACK)
         host.send({"corrId": "hc", "cmd": "/connect remote ctrl " + resp(r).get("invitation", "")})
         r = host.wait(lambda m: m.get("corrId") == "hc")
         check(f"our host, {label}: remoteCtrlConnecting", resp(r).get("type") == "remoteCtrlConnecting", r)
