@@ -129,6 +129,8 @@ public actor ControllerConnection {
     private var tcp: TCPConnection?
     private var waiters: [Int32: Waiter] = [:]
     private var announcer: Announcer?
+    /// Uploads waiting for HTTP/2 to frame what they queued (the host's window updates let it), resumed on input.
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private var poller: Task<Void, Never>?
     private var timer: Task<Void, Never>?
 
@@ -325,7 +327,10 @@ public actor ControllerConnection {
                 guard phase == .established else { throw .ended }
                 do { try session.sendFile(stream: stream, piece) } catch { throw fatal(error) }
                 flush()
-                // Lets window updates and other answers in between pieces.
+                // Holds at most a few pieces beyond what flow control lets out, so a file streams.
+                while phase == .established && session.pendingFileBytes(stream: stream) > 4 * settings.chunkSize {
+                    await withCheckedContinuation { drainWaiters.append($0) }
+                }
                 await Task.yield()
             }
             guard sent == UInt64(size) else { throw .localFile("the file shrank while it was sent") }
@@ -439,6 +444,7 @@ public actor ControllerConnection {
             }
             flush()
             for event in sessionEvents where phase != .ended { handle(event) }
+            resumeDrainWaiters()
         case .failed(let error):
             end(error == .closed && phase == .established ? nil : .net(error))
         }
@@ -488,6 +494,12 @@ public actor ControllerConnection {
         case .closed:
             end(phase == .established ? nil : .net(.closed))
         }
+    }
+
+    private func resumeDrainWaiters() {
+        let drained = drainWaiters
+        drainWaiters = []
+        for waiter in drained { waiter.resume() }
     }
 
     private func startTimer(_ seconds: Double) {
@@ -544,6 +556,7 @@ public actor ControllerConnection {
         announcer = nil
         poller?.cancel()
         timer?.cancel()
+        resumeDrainWaiters()
         let pending = waiters
         waiters = [:]
         for waiter in pending.values {

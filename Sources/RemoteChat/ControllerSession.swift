@@ -168,6 +168,12 @@ public final class ControllerSession {
         try flush(http2)
     }
 
+    /// Upload bytes handed to `sendFile` that HTTP/2 has not framed yet (flow control holds them back).
+    public func pendingFileBytes(stream: Int32) -> Int {
+        guard case .established(_, let http2) = state else { return 0 }
+        return http2.pendingBytes(on: stream)
+    }
+
     public func finishFile(stream: Int32) throws(ControllerSessionError) {
         guard case .established(_, let http2) = state, let sealer = uploads.removeValue(forKey: stream) else {
             throw .invalidState("no upload on \(stream)")

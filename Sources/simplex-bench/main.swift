@@ -4,6 +4,7 @@
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
+//   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
 import Foundation
 import SimplexCrypto
 
@@ -114,9 +115,14 @@ case "crypto":
 case "session":
     try SessionBenchmark.setup(rounds: 20)
     try await SessionBenchmark.roundTrip(requests: 300)
+case "files":
+    var megabytes = 1000
+    if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
+    try await FileBenchmark.run(megabytes: megabytes)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
-    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | session | kem-roundtrip [N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: simplex-bench [crypto] [--seconds S] | session | files [--mb N] | kem-roundtrip [N]\n".utf8))
     exit(2)
 }
