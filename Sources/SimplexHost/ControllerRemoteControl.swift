@@ -216,7 +216,15 @@ public actor ControllerRemoteControl {
             guard let valid = UInt16(exactly: p) else { throw .commandError("port=\(p): a TCP port is 0 to 65535") }
             port = valid
         }
-        let binding = RemoteHostBinding(address: a.address?.address, interface: a.address?.interface, port: port)
+        var binding = RemoteHostBinding(address: a.address?.address, interface: a.address?.interface, port: port)
+        // A known host keeps the address and port it was last started with unless the user names others.
+        if let stored = record?.binding {
+            if a.address == nil {
+                binding.address = stored.address
+                binding.interface = stored.interface
+            }
+            if a.port == nil { binding.port = stored.port }
+        }
         let local = LocalAddresses.ordered(
             addresses(), preferredAddress: binding.address, preferredInterface: binding.interface)
         guard let chosen = local.first else { throw .rcp(.noLocalAddress) }

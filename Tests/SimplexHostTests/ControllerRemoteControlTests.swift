@@ -190,7 +190,7 @@ final class ControllerRemoteControlTests: XCTestCase {
         await assertError(.remoteHost(.id(1), .missing)) { try await self.run(rc, "/stop remote host 1") }
 
         // The known host again: its CA is pinned, no newRemoteHost; then the host ends the session.
-        let again = try await run(rc, "/start remote host 1 port=0")
+        let again = try await run(rc, "/start remote host 1 addr=127.0.0.1 iface=lo port=0")
         XCTAssertEqual(again["remoteHost_"]?["sessionState"]?["type"], .string("starting"))
         let second = try stub(try XCTUnwrap(again["invitation"]?.stringValue))
         let knownCode = await events.wait("remoteHostSessionCode")
@@ -203,6 +203,15 @@ final class ControllerRemoteControlTests: XCTestCase {
         XCTAssertEqual(stopped?["remoteHostId_"], .integer(1))
         XCTAssertEqual(stopped?["rhStopReason"], .object(["type": .string("disconnected")]))
         XCTAssertEqual(stopped?["rhsState"]?["type"], .string("connected"))
+        // The binding is kept with the pairing and reused when the next start names none.
+        let bound = try await run(rc, "/list remote hosts")
+        guard case .array(let boundHosts)? = bound["remoteHosts"] else { return XCTFail(bound.rendered) }
+        XCTAssertEqual(
+            boundHosts.first?["bindAddress_"], .object(["address": .string("127.0.0.1"), "interface": .string("lo")]))
+        XCTAssertEqual(boundHosts.first?["bindPort_"], .integer(0))
+        let reused = try await run(rc, "/start remote host 1")
+        XCTAssertEqual(reused["remoteHost_"]?["bindAddress_"]?["address"], .string("127.0.0.1"))
+        _ = try await run(rc, "/stop remote host 1")
 
         let deleted = try await run(rc, "/delete remote host 1")
         XCTAssertEqual(deleted, .object(["type": .string("cmdOk")]))
@@ -247,6 +256,21 @@ final class ControllerRemoteControlTests: XCTestCase {
         XCTAssertNil(events.all.first { $0["type"] == .string("remoteHostConnected") })
         _ = await impostor.waitExit()
         XCTAssertTrue(impostor.output.contains(#""stage": "connect""#), impostor.output)
+    }
+
+    /// A host whose app version is outside our range hears why in an ERROR block; the session ends with `badVersion`.
+    func testAnOldHostIsToldWhy() async throws {
+        let rc = service()
+        let started = try await run(rc, "/start remote host new")
+        let host = try stub(try XCTUnwrap(started["invitation"]?.stringValue), ["--tamper", "old-app-version"])
+        let stopped = await events.wait("remoteHostStopped")
+        XCTAssertEqual(
+            stopped?["rhStopReason"]?["chatError"], ChatError.remoteHost(.new, .badVersion(AppVersion([6, 4, 0, 0]))).json,
+            host.output)
+        _ = await host.waitExit()
+        XCTAssertTrue(host.output.contains("ctrlError") && host.output.contains("6.4.0.0"), host.output)
+        let listed = try await run(rc, "/list remote hosts")
+        XCTAssertEqual(listed["remoteHosts"], .array([]), "nothing stored")
     }
 
     func testTimeoutsAndStateErrors() async throws {
