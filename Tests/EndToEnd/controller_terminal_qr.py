@@ -3,7 +3,8 @@
 terminal (a tmux pane of a given size); the screen, captured with its colours (`tmux capture-pane -e`), is turned
 back into an image cell by cell — not drawn from the QR matrix — and zbar (zbarimg) must decode it to exactly the
 link on the same screen. In an 80×24 terminal the code does not fit and the file forms are offered; the PNG and SVG
-files decode too.
+files decode too. The whole interactive flow runs in the terminal as well: session code, confirmation, a command at
+the prompt, an upload with its progress bar.
 
 usage: controller_terminal_qr.py PATH/TO/simplex-host
 Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
@@ -16,6 +17,7 @@ sys.path.insert(0, HERE)
 from host_with_python_controller import Proc  # noqa: E402
 
 SESSION = f"sxq{os.getpid()}"
+STUB = os.path.join(os.path.dirname(os.path.dirname(HERE)), "Tests", "Peers", "xrcp_host_stub.py")
 passed, failed = 0, 0
 
 # The 16 ANSI colours as xterm draws them; only light or dark matters here.
@@ -149,6 +151,23 @@ def run_in_terminal(binary, data, columns, lines, *extra):
     return colours, text, size
 
 
+def wait_screen(done, timeout=20):
+    """The pane's whole history, once `done` holds for it (or the timeout passed)."""
+    text = ""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        text = tmux("capture-pane", "-p", "-J", "-S", "-", "-t", SESSION).stdout
+        if done(text):
+            break
+        time.sleep(0.1)
+    return text
+
+
+def type_line(line):
+    tmux("send-keys", "-t", SESSION, "-l", line)
+    tmux("send-keys", "-t", SESSION, "Enter")
+
+
 def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -183,6 +202,38 @@ def main():
                   "this terminal is 80×24" in text and "--qr png:FILE" in text and "--qr svg:FILE" in text, text)
             check("80×24: no code is drawn", "▀" not in colours and "▄" not in colours, colours)
             check("80×24: the link is still there", any(l.strip().startswith("xrcp:/") for l in text.split("\n")), text)
+        finally:
+            tmux("kill-session", "-t", SESSION, check_rc=False)
+
+        # The whole interactive flow in a 110×60 terminal: a host takes the link from the screen, the session code is
+        # put to the user, who confirms it; a command typed at the prompt runs on the host, an upload shows progress.
+        files = os.path.join(tmp, "host-files")
+        os.makedirs(files)
+        upload = os.path.join(tmp, "upload.bin")
+        with open(upload, "wb") as f:
+            f.write(os.urandom(5_000_000))
+        try:
+            _, text, _ = run_in_terminal(binary, os.path.join(tmp, "interactive"), 110, 60)
+            links = [l.strip() for l in text.split("\n") if l.strip().startswith("xrcp:/")]
+            host = Proc([sys.executable, STUB, "--pairing", os.path.join(tmp, "pairing.json"), "--uri",
+                         links[0] if links else "", "--files", files])
+            stub_code = host.wait(lambda m: m.get("event") == "sessionCode")
+            screen = wait_screen(lambda t: "Does the host show the same code?" in t)
+            check("interactive: the session code is shown and put to the user",
+                  stub_code and f"Session code: {stub_code.get('code')}" in screen, (stub_code, screen[-600:]))
+            type_line("yes")
+            screen = wait_screen(lambda t: "Connected to Stub Phone (remote host 1)" in t)
+            check("interactive: confirmed and connected", "Connected to Stub Phone (remote host 1)" in screen, screen[-600:])
+            type_line("/_stub event")
+            screen = wait_screen(lambda t: '"type":"stubEvent"' in t)
+            check("interactive: a command typed at the prompt runs on the host",
+                  '{"remoteHostId":1,"result":{"type":"cmdOk"}}' in screen, screen[-600:])
+            check("interactive: the host's event is printed as it arrives", '"type":"stubEvent"' in screen, screen[-600:])
+            type_line(f"/store remote file 1 encrypt=off {upload}")
+            screen = wait_screen(lambda t: "remoteFileStored" in t)
+            check("interactive: an upload shows a progress bar to 100%", "] 100% 5.0 / 5.0 MB" in screen, screen[-600:])
+            check("interactive: and is stored on the host", os.path.exists(os.path.join(files, "upload.bin")))
+            host.close()
         finally:
             tmux("kill-session", "-t", SESSION, check_rc=False)
 
