@@ -172,11 +172,27 @@ enum ControllerMode {
                     + "/stop remote host \(id), /store remote file \(id) PATH and /get remote file \(id) JSON work here.")
             say("> ", newline: false)
         case "remoteHostStopped"?:
-            say("\nThe session ended: \(result?["rhStopReason"]?.rendered ?? "")")
+            let reason = result?["rhStopReason"]
+            say("\nThe session ended: " + (reason.flatMap(explain) ?? reason?.rendered ?? ""))
             say("> ", newline: false)
         default:
             say("\n" + event.rendered)
             say("> ", newline: false)
+        }
+    }
+
+    /// A sentence for the stop reasons a user can act on.
+    static func explain(_ reason: CanonicalJSON) -> String? {
+        if reason["type"]?.stringValue == "disconnected" { return "the host disconnected." }
+        let error = reason["chatError"]
+        switch error?["remoteHostError"]?["type"]?.stringValue ?? error?["agentError"]?["rcpErr"]?["type"]?.stringValue {
+        case "timeout"?: return "no host connected and confirmed in time; start again to get a new code."
+        case "identity"?:
+            return "the host's certificate is not the one this pairing knows: another device may have used the invitation."
+        case "badVersion"?:
+            let v = error?["remoteHostError"]?["appVersion"]?.stringValue ?? "?"
+            return "the host's app version \(v) is not supported: update SimpleX on the host (6.5.0.12 or newer)."
+        default: return nil
         }
     }
 
