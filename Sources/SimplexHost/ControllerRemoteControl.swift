@@ -257,6 +257,8 @@ public actor ControllerRemoteControl {
             throw .rcp(.tlsStartFailed)
         }
         session.connection = connection
+        // Before anything can be heard from the host: its session code may come while this command still runs.
+        session.state = .connecting(invitation: connection.invitation.uri)
         sessions.append(session)
         Task { [weak self] in
             for await input in inputs {
@@ -285,7 +287,6 @@ public actor ControllerRemoteControl {
                 local.map { .object(["address": .string($0.address), "interface": .string($0.interface)]) }),
         ]
         if let record { response["remoteHost_"] = Self.info(record, state: .starting) }
-        session.state = .connecting(invitation: invitation)
         return .object(response)
     }
 
@@ -479,7 +480,8 @@ public actor ControllerRemoteControl {
         case .notice(.ended(let error)):
             guard isLive(session) else { return true }
             remove(session)
-            if error == nil, session.isConnected {
+            // Once connected, however the connection ended (a close, a reset), it is the HTTP/2 client's end.
+            if session.isConnected {
                 var event: [String: CanonicalJSON] = [
                     "type": .string("remoteHostStopped"), "rhsState": session.state.json,
                     "rhStopReason": .object(["type": .string("disconnected")]),
