@@ -67,8 +67,6 @@ public actor ControllerRemoteControl {
         var connection: ControllerConnection?
         var state = SessionState.starting
         var host: HostAppInfo?
-        /// Events that came before the pairing was stored, delivered once it has its id.
-        var early: [Result<[UInt8], ControllerConnectionError>] = []
 
         init(
             key: RemoteHostKey, record: RemoteHostRecord?, authority: CertificateAuthority, identityKey: Ed25519.PrivateKey,
@@ -474,9 +472,6 @@ public actor ControllerRemoteControl {
                         "type": .string("remoteHostConnected"), "remoteHost": Self.info(record, state: session.state),
                         "compression": .bool(compression),
                     ])))
-            let early = session.early
-            session.early = []
-            for event in early { deliver(event, session) }
         case .notice(.ended(let error)):
             guard isLive(session) else { return true }
             remove(session)
@@ -496,11 +491,8 @@ public actor ControllerRemoteControl {
             }
             return true
         case .event(let event):
-            guard isLive(session) else { return false }
-            guard session.isConnected else {
-                session.early.append(event)
-                return false
-            }
+            // Inputs are handled one after another, so the poll's events follow the recorded connection.
+            guard isLive(session), session.isConnected else { return false }
             deliver(event, session)
         }
         return false
