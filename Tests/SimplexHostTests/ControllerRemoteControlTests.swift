@@ -31,6 +31,16 @@ final class PythonHost {
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// Whether the host printed `text` within `timeout` seconds.
+    func printed(_ text: String, timeout: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        return output.contains(text)
+    }
+
     /// Closes the session from the host's side.
     func stopSession() { input.fileHandleForWriting.write(Data(#"{"stop":true}"#.utf8 + [0x0a])) }
 
@@ -119,7 +129,8 @@ final class ControllerRemoteControlTests: XCTestCase {
         let code = await events.wait("remoteHostSessionCode")
         XCTAssertNotNil(code?["sessionCode"]?.stringValue, host.output)
         XCTAssertNil(code?["remoteHost_"])
-        XCTAssertTrue(host.output.contains(try XCTUnwrap(code?["sessionCode"]?.stringValue)), host.output)
+        let shownByHost = await host.printed(try XCTUnwrap(code?["sessionCode"]?.stringValue))
+        XCTAssertTrue(shownByHost, host.output)
         let new = await events.wait("newRemoteHost")
         XCTAssertEqual(new?["remoteHost"]?["remoteHostId"], .integer(1), host.output)
         XCTAssertEqual(new?["remoteHost"]?["hostDeviceName"], .string("Stub Phone"))
@@ -255,7 +266,8 @@ final class ControllerRemoteControlTests: XCTestCase {
         XCTAssertEqual(stopped?["rhStopReason"]?["chatError"]?["agentError"]?["rcpErr"]?["type"], .string("identity"))
         XCTAssertNil(events.all.first { $0["type"] == .string("remoteHostConnected") })
         _ = await impostor.waitExit()
-        XCTAssertTrue(impostor.output.contains(#""stage": "connect""#), impostor.output)
+        let refused = await impostor.printed(#""stage": "connect""#)
+        XCTAssertTrue(refused, impostor.output)
     }
 
     /// A host whose app version is outside our range hears why in an ERROR block; the session ends with `badVersion`.
@@ -268,7 +280,8 @@ final class ControllerRemoteControlTests: XCTestCase {
             stopped?["rhStopReason"]?["chatError"], ChatError.remoteHost(.new, .badVersion(AppVersion([6, 4, 0, 0]))).json,
             host.output)
         _ = await host.waitExit()
-        XCTAssertTrue(host.output.contains("ctrlError") && host.output.contains("6.4.0.0"), host.output)
+        let toldWhy = await host.printed("ctrlError")
+        XCTAssertTrue(toldWhy && host.output.contains("6.4.0.0"), host.output)
         let listed = try await run(rc, "/list remote hosts")
         XCTAssertEqual(listed["remoteHosts"], .array([]), "nothing stored")
     }
