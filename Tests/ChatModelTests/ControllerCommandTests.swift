@@ -65,7 +65,7 @@ final class ControllerCommandTests: XCTestCase {
         XCTAssertEqual(
             try ControllerCommand(parsing: "/store remote file 2 encrypt=on"),
             .storeRemoteFile(.init(remoteHostId: 2, localPath: "encrypt=on")), "no path after the flag: the flag is the path")
-        XCTAssertEqual(try ControllerCommand(parsing: "/remote_hosts_folder /tmp/r"), .setRemoteHostsFolder("/tmp/r"))
+        XCTAssertEqual(try ControllerCommand(parsing: "/remote_hosts_folder /srv/remote"), .setRemoteHostsFolder("/srv/remote"))
     }
 
     /// The desktop quotes the interface as JSON; with `port=` after it the quotes stay (the reference's quirk).
