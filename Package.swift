@@ -97,7 +97,7 @@ let package = Package(
 
         // MARK: L5
         .executableTarget(
-            name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding"],
+            name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding", "TerminalQR"],
             swiftSettings: strictSwift),
 
         // The C ABI of libsimplex over the embedded core.
@@ -139,8 +139,8 @@ let package = Package(
         .testTarget(
             name: "SimplexHostTests",
             dependencies: [
-                "SimplexHost", "RemoteChat", "ChatStore", "XRCP", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport",
-                "TestPeers",
+                "SimplexHost", "RemoteChat", "ChatStore", "ChatModel", "XRCP", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+                "TestSupport", "TestPeers",
             ],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexNetTests", dependencies: ["SimplexNet", "TestSupport"], swiftSettings: strictSwift),

@@ -93,10 +93,17 @@ public actor ControllerConnection {
     private final class Download {
         let url: URL
         var handle: FileHandle?
+        let progress: (@Sendable (UInt64, UInt64) -> Void)?
+        var received: UInt64 = 0
+        var size: UInt64 = 0
         let continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>
 
-        init(url: URL, continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>) {
+        init(
+            url: URL, progress: (@Sendable (UInt64, UInt64) -> Void)?,
+            continuation: CheckedContinuation<Result<Void, ControllerConnectionError>, Never>
+        ) {
             self.url = url
+            self.progress = progress
             self.continuation = continuation
         }
     }
@@ -122,6 +129,8 @@ public actor ControllerConnection {
     private var tcp: TCPConnection?
     private var waiters: [Int32: Waiter] = [:]
     private var announcer: Announcer?
+    /// Uploads waiting for HTTP/2 to frame what they queued (the host's window updates let it), resumed on input.
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private var poller: Task<Void, Never>?
     private var timer: Task<Void, Never>?
 
@@ -254,7 +263,9 @@ public actor ControllerConnection {
 
     /// Uploads a local file, read in pieces (twice: first for its SHA-512, then to send); `name` defaults to its base
     /// name.
-    public func storeFile(at url: URL, name: String? = nil) async throws(ControllerConnectionError) -> String {
+    public func storeFile(
+        at url: URL, name: String? = nil, progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)? = nil
+    ) async throws(ControllerConnectionError) -> String {
         let chunk = max(1, settings.chunkSize)
         let digest: [UInt8]
         var total: UInt64 = 0
@@ -282,17 +293,20 @@ public actor ControllerConnection {
             }
             guard let data, !data.isEmpty else { throw .localFile("\(url.path) changed while it was sent") }
             remaining -= UInt64(data.count)
+            progress?(total - remaining, total)
             return Array(data)
         }
     }
 
     /// Downloads a file of the host's (`getFile`) to `url`, written as it arrives; the digest and tag are checked at the
     /// end, and the file is removed when anything fails.
-    public func getFile(_ file: RemoteFile, to url: URL) async throws(ControllerConnectionError) {
+    public func getFile(
+        _ file: RemoteFile, to url: URL, progress: (@Sendable (_ done: UInt64, _ total: UInt64) -> Void)? = nil
+    ) async throws(ControllerConnectionError) {
         guard phase == .established else { throw .notEstablished }
         let stream = try submit(.getFile(file))
         let result = await withCheckedContinuation { continuation in
-            waiters[stream] = .download(Download(url: url, continuation: continuation))
+            waiters[stream] = .download(Download(url: url, progress: progress, continuation: continuation))
         }
         try result.get()
     }
@@ -313,7 +327,10 @@ public actor ControllerConnection {
                 guard phase == .established else { throw .ended }
                 do { try session.sendFile(stream: stream, piece) } catch { throw fatal(error) }
                 flush()
-                // Lets window updates and other answers in between pieces.
+                // Holds at most a few pieces beyond what flow control lets out, so a file streams.
+                while phase == .established && session.pendingFileBytes(stream: stream) > 4 * settings.chunkSize {
+                    await withCheckedContinuation { drainWaiters.append($0) }
+                }
                 await Task.yield()
             }
             guard sent == UInt64(size) else { throw .localFile("the file shrank while it was sent") }
@@ -427,6 +444,7 @@ public actor ControllerConnection {
             }
             flush()
             for event in sessionEvents where phase != .ended { handle(event) }
+            resumeDrainWaiters()
         case .failed(let error):
             end(error == .closed && phase == .established ? nil : .net(error))
         }
@@ -447,8 +465,9 @@ public actor ControllerConnection {
             if settings.pollEvents { startPolling() }
         case .response(let stream, let response):
             deliver(stream, .success(response))
-        case .fileStarted(let stream, _):
+        case .fileStarted(let stream, let size):
             guard case .download(let download)? = waiters[stream] else { return }
+            download.size = UInt64(size)
             guard FileManager.default.createFile(atPath: download.url.path, contents: nil),
                 let handle = try? FileHandle(forWritingTo: download.url)
             else {
@@ -462,7 +481,10 @@ public actor ControllerConnection {
             do { try handle.write(contentsOf: bytes) } catch {
                 waiters[stream] = nil
                 finish(download, .failure(.localFile("\(download.url.path): \(error)")))
+                return
             }
+            download.received += UInt64(bytes.count)
+            download.progress?(download.received, download.size)
         case .fileEnded(let stream):
             guard case .download(let download)? = waiters[stream] else { return }
             waiters[stream] = nil
@@ -472,6 +494,12 @@ public actor ControllerConnection {
         case .closed:
             end(phase == .established ? nil : .net(.closed))
         }
+    }
+
+    private func resumeDrainWaiters() {
+        let drained = drainWaiters
+        drainWaiters = []
+        for waiter in drained { waiter.resume() }
     }
 
     private func startTimer(_ seconds: Double) {
@@ -528,6 +556,7 @@ public actor ControllerConnection {
         announcer = nil
         poller?.cancel()
         timer?.cancel()
+        resumeDrainWaiters()
         let pending = waiters
         waiters = [:]
         for waiter in pending.values {

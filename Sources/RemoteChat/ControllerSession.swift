@@ -168,6 +168,12 @@ public final class ControllerSession {
         try flush(http2)
     }
 
+    /// Upload bytes handed to `sendFile` that HTTP/2 has not framed yet (flow control holds them back).
+    public func pendingFileBytes(stream: Int32) -> Int {
+        guard case .established(_, let http2) = state else { return 0 }
+        return http2.pendingBytes(on: stream)
+    }
+
     public func finishFile(stream: Int32) throws(ControllerSessionError) {
         guard case .established(_, let http2) = state, let sealer = uploads.removeValue(forKey: stream) else {
             throw .invalidState("no upload on \(stream)")
@@ -186,6 +192,15 @@ public final class ControllerSession {
         }
         tls.close()
         state = .closed
+    }
+
+    /// Tells the host why in an ERROR block (xrcp.md §7.6; the reference only closes, leaving the host to guess), then
+    /// fails.
+    private func refuse(_ error: ControllerSessionError, _ message: String, _ secret: X25519.SharedSecret)
+        -> ControllerSessionError
+    {
+        if let block = try? ControllerBlock.sealError(message, dhSecret: secret) { try? tls.send(block) }
+        return fail(error)
     }
 
     private func fail(_ error: ControllerSessionError) -> ControllerSessionError {
@@ -208,8 +223,15 @@ public final class ControllerSession {
                 throw fail(.xrcp(error))
             }
             guard hello.ca == info.peerCAFingerprint else { throw fail(.xrcp(.identity)) }
-            guard XRCPVersion.supported.contains(hello.version) else { throw fail(.xrcp(.version)) }
-            guard setup.app.appVersionRange.contains(hello.app.appVersion) else { throw fail(.badVersion(hello.app.appVersion)) }
+            guard XRCPVersion.supported.contains(hello.version) else {
+                throw refuse(.xrcp(.version), "XRCP version \(hello.version) is not supported", secret)
+            }
+            guard setup.app.appVersionRange.contains(hello.app.appVersion) else {
+                let range = setup.app.appVersionRange
+                throw refuse(
+                    .badVersion(hello.app.appVersion),
+                    "app version \(hello.app.appVersion) is outside this controller's \(range.min)–\(range.max)", secret)
+            }
             let keys: SessionKeys
             do {
                 let (reply, k) = try ControllerBlock.sealHello(to: hello, dhSecret: secret)

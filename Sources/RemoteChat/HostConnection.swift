@@ -18,6 +18,8 @@ public actor HostConnection {
     private let handler: any RemoteHostHandler
     private var sinks: [Int32: any RemoteFileSink] = [:]
     private var ended = false
+    /// Downloads waiting for HTTP/2 to frame what they queued (the controller's window updates let it).
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
     private let notify: @Sendable (Notice) -> Void
 
     /// TCP keep-alive: how soon a controller that vanished without closing the connection is noticed.
@@ -96,6 +98,7 @@ public actor HostConnection {
     private func end(_ error: HostSessionError?) {
         guard !ended else { return }
         ended = true
+        resumeDrainWaiters()
         tcp.shutdown()
         for sink in sinks.values { Task { await sink.discard() } }
         sinks = [:]
@@ -117,7 +120,14 @@ public actor HostConnection {
             return
         }
         flush()
+        resumeDrainWaiters()
         for event in events { await handle(event) }
+    }
+
+    private func resumeDrainWaiters() {
+        let drained = drainWaiters
+        drainWaiters = []
+        for waiter in drained { waiter.resume() }
     }
 
     private func handle(_ event: HostSessionEvent) async {
@@ -161,6 +171,10 @@ public actor HostConnection {
                     guard !ended else { return }
                     try session.sendFile(stream: stream, piece)
                     flush()
+                    // Holds a few pieces beyond what flow control lets out, so a file streams.
+                    while !ended && session.pendingFileBytes(stream: stream) > 4 * 16384 {
+                        await withCheckedContinuation { drainWaiters.append($0) }
+                    }
                 }
                 try session.finishFile(stream: stream)
                 flush()

@@ -200,6 +200,12 @@ public final class HostSession {
         try flush(e)
     }
 
+    /// Attachment bytes handed to `sendFile` that HTTP/2 has not framed yet (flow control holds them back).
+    public func pendingFileBytes(stream: Int32) -> Int {
+        guard case .established(let e) = state else { return 0 }
+        return e.http2.pendingBytes(on: stream)
+    }
+
     /// Ends a `file` response's attachment with its tag.
     public func finishFile(stream: Int32) throws(HostSessionError) {
         guard case .established(let e) = state, let sealer = outgoingFiles.removeValue(forKey: stream) else {

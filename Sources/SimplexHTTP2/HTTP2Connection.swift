@@ -144,6 +144,13 @@ public final class HTTP2Connection {
         try resume(stream, body)
     }
 
+    /// Body bytes queued on a stream and not yet framed: a sender waits while this is large, so that a file is held
+    /// in memory a window at a time, not whole.
+    public func pendingBytes(on stream: Int32) -> Int {
+        guard let body = outgoing[stream] else { return 0 }
+        return body.buffer.count - body.offset
+    }
+
     /// Ends the body of a stream we are sending on.
     public func finish(stream: Int32) throws(HTTP2Error) {
         guard let body = outgoing[stream], !body.finished else { throw .unknownStream(stream) }
@@ -250,6 +257,10 @@ public final class HTTP2Connection {
             body.buffer.removeAll(keepingCapacity: true)
             body.offset = 0
             if body.finished { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        } else if body.offset >= 1 << 20 && body.offset * 2 >= body.buffer.count {
+            // A body that is appended to while it is sent may never drain completely: drop what was framed.
+            body.buffer.removeFirst(body.offset)
+            body.offset = 0
         }
         return n
     }

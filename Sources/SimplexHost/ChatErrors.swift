@@ -1,3 +1,4 @@
+public import ChatModel
 public import SimplexEncoding
 public import XRCP
 
@@ -38,7 +39,11 @@ public enum ChatError: Error, Equatable, Sendable {
     /// XRCP failures arrive as agent errors `RCP`.
     case rcp(XRCPError)
     case remoteCtrl(RemoteCtrlError)
+    /// The controller role's errors, for the session of `RemoteHostKey`.
+    case remoteHost(RemoteHostKey, RemoteHostError)
     case store(type: String, fields: [String: CanonicalJSON] = [:])
+    /// An error as another core (a host) reported it, passed on unchanged.
+    case reported(CanonicalJSON)
 
     public static func commandError(_ message: String) -> ChatError {
         .error(type: "commandError", fields: ["message": .string(message)])
@@ -57,6 +62,9 @@ public enum ChatError: Error, Equatable, Sendable {
             ])
         case .remoteCtrl(let e):
             return .object(["type": .string("errorRemoteCtrl"), "remoteCtrlError": e.json])
+        case .reported(let json): return json
+        case .remoteHost(let key, let e):
+            return .object(["type": .string("errorRemoteHost"), "rhKey": key.json, "remoteHostError": e.json])
         case .store(let type, let fields):
             return .object([
                 "type": .string("errorStore"), "storeError": .object(fields.merging(["type": .string(type)]) { a, _ in a }),

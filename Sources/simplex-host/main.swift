@@ -2,6 +2,11 @@
 // This file only dispatches: each subcommand lives in a file of its own.
 import Foundation
 
+// The controller role lives in Controller*.swift, with its own options.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "controller" {
+    exit(await ControllerMode.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let options: Options
 do {
