@@ -103,7 +103,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "simplex-bench",
-            dependencies: ["SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet"],
+            dependencies: ["SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "ChatStore"],
             swiftSettings: strictSwift),
 
         // MARK: Tests

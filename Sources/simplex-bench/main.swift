@@ -4,6 +4,7 @@
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
 //   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
+//   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
 import Foundation
 import SimplexCrypto
 
@@ -114,9 +115,12 @@ case "crypto":
 case "session":
     try SessionBenchmark.setup(rounds: 20)
     try await SessionBenchmark.roundTrip(requests: 300)
+case "store-encryption":
+    try StoreEncryptionBenchmark.run(seconds: seconds)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
-    FileHandle.standardError.write(Data("usage: simplex-bench [crypto] [--seconds S] | session | kem-roundtrip [N]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: simplex-bench [crypto] [--seconds S] | session | store-encryption [--seconds S] | kem-roundtrip [N]\n".utf8))
     exit(2)
 }
