@@ -215,6 +215,40 @@ final class StorageEncryptionTests: XCTestCase {
         }
     }
 
+    /// Once the log is accepted, a WAL page is fetched on its own and must authenticate: damage is an error.
+    func testADamagedWALPageIsAnErrorOnceTheLogIsAccepted() throws {
+        let writer = try SQLiteDatabase(path: path, key: try key("k"))
+        _ = try writer.query("PRAGMA wal_autocheckpoint = 0")
+        try writeNotes(writer, count: 100)
+        let wal = FileHandle(forUpdatingAtPath: path + "-wal")
+        let walFile = try XCTUnwrap(wal)
+        // Frame 2's page: after the sealed WAL header (72) and frames 0 and 1 (4160 each), its header (64).
+        let offset = UInt64(72 + 2 * 4160 + 64 + 500)
+        try walFile.seek(toOffset: offset)
+        let byte = try XCTUnwrap(try walFile.read(upToCount: 1))
+        try walFile.seek(toOffset: offset)
+        try walFile.write(contentsOf: Data([byte[0] ^ 0x01]))
+        try walFile.close()
+        // A second connection reads the pages through the WAL index, without recovery.
+        let error =
+            thrown {
+                try SQLiteDatabase(path: path, key: try key("k")).query("SELECT sum(length(body)) FROM notes")
+            } as? SQLiteError
+        XCTAssertEqual(error?.isPageAuthenticationFailure, true, "\(String(describing: error))")
+    }
+
+    /// Names SQLite's URIs would misread (`?`, `#`, `%`, spaces) stay file names.
+    func testAnyPathWorks() throws {
+        let odd = folder.appendingPathComponent("a b?c#d%25e")
+        try FileManager.default.createDirectory(at: odd, withIntermediateDirectories: true)
+        let file = odd.appendingPathComponent("x?y#z.db").path
+        try writeNotes(try SQLiteDatabase(path: file, key: try key("k")), count: 4)
+        try SQLiteDatabase.changeKey(path: file, from: try key("k"), to: try key("l"))
+        try SQLiteDatabase.changeKey(path: file, from: try key("l"), to: nil)
+        XCTAssertEqual(try noteCount(try SQLiteDatabase(path: file)), 4)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: odd.path), ["x?y#z.db"])
+    }
+
     func testCheckpointsTransactionsAndSchemaWorkSealed() throws {
         let db = try SQLiteDatabase(path: path, key: try key("k"))
         XCTAssertTrue(db.isSealed)
