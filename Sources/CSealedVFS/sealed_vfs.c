@@ -53,6 +53,10 @@ typedef struct sealed_file {
     int kind;
     unsigned char key[SIMPLEX_SEALED_KEY_SIZE];
     unsigned char buffer[PAGE]; /* one stored record at a time */
+    /* Random nonces drawn 64 at a time: one getrandom call per 64 writes instead of one per write. (A process
+       that forked with a database open would share them; SQLite forbids using a connection across fork.) */
+    unsigned char nonces[64 * NONCE];
+    int nonces_used;
 } sealed_file;
 
 static sqlite3_vfs sealed_vfs;
@@ -130,12 +134,18 @@ static int xchacha20poly1305(EVP_CIPHER_CTX *ctx, int encrypt, const unsigned ch
 }
 
 /* Encrypts `length` bytes of `plain` into `out`, followed by the nonce and the tag (length + 40 bytes). */
-static int seal(const sealed_file *f, int kind, sqlite3_uint64 index, const unsigned char *plain, unsigned length,
+static int seal(sealed_file *f, int kind, sqlite3_uint64 index, const unsigned char *plain, unsigned length,
                 unsigned char *out) {
     unsigned char ad[13];
     associated_data(ad, kind, index, length);
     unsigned char *nonce = out + length;
-    randombytes_buf(nonce, NONCE);
+    if (f->nonces_used == 0 || f->nonces_used == (int)(sizeof f->nonces / NONCE)) {
+        randombytes_buf(f->nonces, sizeof f->nonces);
+        f->nonces_used = 0;
+    }
+    memcpy(nonce, f->nonces + f->nonces_used * NONCE, NONCE);
+    sodium_memzero(f->nonces + f->nonces_used * NONCE, NONCE); /* each is used once */
+    f->nonces_used++;
     return xchacha20poly1305(f->cipher, 1, f->key, nonce, ad, sizeof ad, plain, (int)length, out, nonce + NONCE);
 }
 
