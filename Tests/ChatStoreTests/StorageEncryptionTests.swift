@@ -237,6 +237,41 @@ final class StorageEncryptionTests: XCTestCase {
         XCTAssertEqual(error?.isPageAuthenticationFailure, true, "\(String(describing: error))")
     }
 
+    /// In rollback-journal mode the journal holds the original pages: sealed too, and a crash mid-transaction (the
+    /// database already half written, as a small cache spills) is rolled back from it on the next open.
+    func testTheRollbackJournalIsSealedAndRollsBackACrash() throws {
+        let db = try SQLiteDatabase(path: path, key: try key("k"))
+        XCTAssertEqual(try db.query("PRAGMA journal_mode = DELETE").first?.first?.text, "delete")
+        try writeNotes(db, count: 2000)
+        _ = try db.query("PRAGMA cache_size = 10")
+        let committed = try Data(contentsOf: URL(fileURLWithPath: path))
+        try db.execute("BEGIN IMMEDIATE; UPDATE notes SET body = 'gone'")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "-journal"))
+        XCTAssertEqual(try filesHoldingMarker(), [])
+        let crash = folder.appendingPathComponent("crash")
+        try FileManager.default.createDirectory(at: crash, withIntermediateDirectories: true)
+        let copy = crash.appendingPathComponent("notes.db").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+        try db.execute("ROLLBACK")
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: copy)), committed, "the cache spilled into the file")
+
+        let recovered = try SQLiteDatabase(path: copy, key: try key("k"))
+        XCTAssertEqual(try noteCount(recovered), 2000)
+        XCTAssertEqual(try recovered.query("PRAGMA integrity_check").first?.first?.text, "ok")
+    }
+
+    /// A key change that died before its rename leaves the old file and a stale copy: the old file opens as before
+    /// and the next change replaces the copy.
+    func testAKeyChangeCutShortLeavesTheOldFile() throws {
+        try writeNotes(try SQLiteDatabase(path: path, key: try key("a")), count: 7)
+        try Data(repeating: 0xee, count: 10000).write(to: URL(fileURLWithPath: path + "-rekey"))
+        XCTAssertEqual(try noteCount(try SQLiteDatabase(path: path, key: try key("a"))), 7)
+        try SQLiteDatabase.changeKey(path: path, from: try key("a"), to: try key("b"))
+        XCTAssertEqual(try noteCount(try SQLiteDatabase(path: path, key: try key("b"))), 7)
+        XCTAssertEqual(try fileNames(), ["notes.db"])
+    }
+
     /// Names SQLite's URIs would misread (`?`, `#`, `%`, spaces) stay file names.
     func testAnyPathWorks() throws {
         let odd = folder.appendingPathComponent("a b?c#d%25e")
