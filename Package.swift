@@ -7,7 +7,7 @@
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
-//   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
+//   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -40,6 +40,9 @@ let package = Package(
         // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
         // because key generation is a few million arithmetic operations.
         .target(name: "CSNTRUP761", cSettings: [.unsafeFlags(["-O2"])]),
+        // The encrypting SQLite VFS of sealed databases (docs/storage-encryption.md): C, because SQLite calls it
+        // for every page; it seals with libsodium and OpenSSL and is wrapped by ChatStore alone.
+        .target(name: "CSealedVFS", dependencies: ["CSQLite", "CSodium", "COpenSSL"]),
 
         // MARK: L0
         .target(name: "SimplexEncoding", swiftSettings: strictSwift),
@@ -67,7 +70,8 @@ let package = Package(
             swiftSettings: strictSwift),
         // SQLite: the chat and agent databases, migrations, pairings.
         .target(
-            name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite"], swiftSettings: strictSwift),
+            name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite", "CSealedVFS"],
+            swiftSettings: strictSwift),
         // TLS over memory buffers; OpenSSL's libssl half (libcrypto's is SimplexCrypto's).
         .target(
             name: "SimplexTLS",

@@ -11,20 +11,39 @@ public final class ChatDatabases {
         case errorSQL(dbFile: String, String)
     }
 
-    public static func files(prefix: String) -> (chat: String, agent: String) { (prefix + "_chat.db", prefix + "_agent.db") }
-
-    /// Opens (creating) both files and migrates them as `confirmation` allows.
-    public init(prefix: String, confirmation: MigrationConfirmation) throws(OpenError) {
-        let files = Self.files(prefix: prefix)
-        chat = try Self.open(files.chat, migrations: Migration.chat, confirmation: confirmation)
-        agent = try Self.open(files.agent, migrations: Migration.agent, confirmation: confirmation)
+    /// Why a store's key could not be tested or changed: `DatabaseError` of chat-api.md §8.5.
+    public enum KeyError: Error, Equatable, Sendable {
+        /// The files are encrypted and no current key was given.
+        case errorEncrypted
+        /// The files are plaintext and a current key was given.
+        case errorPlaintext
+        case errorNoFile(dbFile: String)
+        /// The copy under the new key failed.
+        case errorExport(SQLiteError)
+        /// The files did not open with the current key (`isNotADatabase` for a wrong key).
+        case errorOpen(SQLiteError)
     }
 
-    private static func open(_ file: String, migrations: [Migration], confirmation: MigrationConfirmation) throws(OpenError)
-        -> SQLiteDatabase
+    public static func files(prefix: String) -> (chat: String, agent: String) { (prefix + "_chat.db", prefix + "_agent.db") }
+
+    /// Opens (creating) both plaintext files and migrates them as `confirmation` allows.
+    public convenience init(prefix: String, confirmation: MigrationConfirmation) throws(OpenError) {
+        try self.init(prefix: prefix, key: nil, confirmation: confirmation)
+    }
+
+    /// Opens (creating) both files, sealed with `key` when given (the C ABI's `chat_migrate_init` key; an empty
+    /// key there is nil here), and migrates them as `confirmation` allows. A wrong key is `errorNotADatabase`.
+    public init(prefix: String, key: DatabaseKey?, confirmation: MigrationConfirmation) throws(OpenError) {
+        let files = Self.files(prefix: prefix)
+        chat = try Self.open(files.chat, key: key, migrations: Migration.chat, confirmation: confirmation)
+        agent = try Self.open(files.agent, key: key, migrations: Migration.agent, confirmation: confirmation)
+    }
+
+    private static func open(_ file: String, key: DatabaseKey?, migrations: [Migration], confirmation: MigrationConfirmation)
+        throws(OpenError) -> SQLiteDatabase
     {
         let db: SQLiteDatabase
-        do { db = try SQLiteDatabase(path: file) } catch {
+        do { db = try SQLiteDatabase(path: file, key: key) } catch {
             throw error.isNotADatabase ? .errorNotADatabase(dbFile: file) : .errorSQL(dbFile: file, error.message)
         }
         do {
@@ -36,5 +55,46 @@ public final class ChatDatabases {
             throw .errorMigration(dbFile: file, error)
         }
         return db
+    }
+
+    /// `/db test key`: whether `key` opens both files (nothing is created or migrated).
+    public static func testKey(prefix: String, key: DatabaseKey?) throws(KeyError) {
+        let files = Self.files(prefix: prefix)
+        for file in [files.chat, files.agent] {
+            try checkCurrent(file, key: key)
+            do { _ = try SQLiteDatabase(path: file, key: key) } catch { throw .errorOpen(error) }
+        }
+    }
+
+    /// `/_db encryption`: encrypts (`current` nil), re-keys, or decrypts (`new` nil) both files; the store must be
+    /// closed. Each file is replaced in one durable rename. Should the process die between the two files, the
+    /// same call again finishes the job: a file already in the target state is left as it is while the other
+    /// is not.
+    public static func changeKey(prefix: String, current: DatabaseKey?, new: DatabaseKey?) throws(KeyError) {
+        let files = Self.files(prefix: prefix)
+        let pending = [files.chat, files.agent].filter { !isInTargetState($0, new) }
+        let toChange = pending.isEmpty ? [files.chat, files.agent] : pending
+        for file in toChange {
+            try checkCurrent(file, key: current)
+            do { _ = try SQLiteDatabase(path: file, key: current) } catch { throw .errorOpen(error) }
+            do { try SQLiteDatabase.changeKey(path: file, from: current, to: new) } catch { throw .errorExport(error) }
+        }
+    }
+
+    private static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
+        switch SQLiteDatabase.storageState(ofFile: file) {
+        case .missing: throw .errorNoFile(dbFile: file)
+        case .encrypted where key == nil: throw .errorEncrypted
+        case .plaintext where key != nil: throw .errorPlaintext
+        case .encrypted, .plaintext, .unrecognized: return
+        }
+    }
+
+    private static func isInTargetState(_ file: String, _ new: DatabaseKey?) -> Bool {
+        switch (SQLiteDatabase.storageState(ofFile: file), new) {
+        case (.plaintext, nil): return true
+        case (.encrypted, let key?): return (try? SealedStorage.pageKey(opening: file, with: key)) != nil
+        default: return false
+        }
     }
 }

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import CSealedVFS
 
 /// A failure reported by SQLite, with its primary result code and message.
 public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -7,6 +8,9 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The file is encrypted with another key, or is not a database (`SQLITE_NOTADB`).
     public var isNotADatabase: Bool { code & 0xff == SQLITE_NOTADB }
+    /// A page of a sealed database failed authentication: damaged or tampered with, never read as data
+    /// (`SQLITE_IOERR_DATA`).
+    public var isPageAuthenticationFailure: Bool { code == SQLITE_IOERR | (32 << 8) }
     /// A UNIQUE, FOREIGN KEY or other constraint refused a write.
     public var isConstraint: Bool { code & 0xff == SQLITE_CONSTRAINT }
 
@@ -25,11 +29,33 @@ public enum SQLValue: Equatable, Sendable {
 public final class SQLiteDatabase {
     let handle: OpaquePointer
     public let path: String
+    /// Whether the file is sealed by the encrypting VFS.
+    public let isSealed: Bool
 
-    /// Opens (creating if needed) a database file; WAL journal, foreign keys on, a busy timeout.
-    public init(path: String) throws(SQLiteError) {
+    /// Opens (creating if needed) a plaintext database file; WAL journal, foreign keys on, a busy timeout.
+    public convenience init(path: String) throws(SQLiteError) { try self.init(path: path, key: nil) }
+
+    /// Opens (creating if needed) a database file, sealed with `key` when one is given
+    /// (docs/storage-encryption.md). A wrong key, a key for a plaintext file and no key for a sealed one all
+    /// fail with `SQLITE_NOTADB` (`isNotADatabase`), the C ABI's `errorNotADatabase`.
+    public convenience init(path: String, key: DatabaseKey?) throws(SQLiteError) {
+        try self.init(path: path, key: key, namesAreURIs: false)
+    }
+
+    /// `namesAreURIs` lets `VACUUM INTO` name its target by URI, with its own VFS and key slot.
+    init(path: String, key: DatabaseKey?, namesAreURIs: Bool) throws(SQLiteError) {
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc: Int32
+        if let key {
+            let pageKey = try SealedStorage.pageKey(opening: path, with: key)
+            rc = try SealedStorage.withSlot(pageKey) { slot throws(SQLiteError) in
+                sqlite3_open_v2(
+                    SealedStorage.uri(path, vfs: SIMPLEX_SEALED_VFS_NAME, slot: slot), &db, flags | SQLITE_OPEN_URI, nil)
+            }
+        } else {
+            rc = sqlite3_open_v2(path, &db, flags | (namesAreURIs ? SQLITE_OPEN_URI : 0), nil)
+        }
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
@@ -37,12 +63,27 @@ public final class SQLiteDatabase {
         }
         handle = db
         self.path = path
+        isSealed = key != nil
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
+        if key != nil {
+            // A new sealed file gets the page size and the reserved bytes the VFS keeps its nonces and tags in
+            // (both ignored once the file has pages); temporary tables, indices and statement journals stay in
+            // memory, where the VFS would refuse to make a plaintext file for them.
+            try setReservedBytes(Int32(SIMPLEX_SEALED_RESERVE))
+            try execute("PRAGMA page_size = \(SIMPLEX_SEALED_PAGE_SIZE); PRAGMA temp_store = MEMORY")
+        }
         // Reading the schema is what fails on a file that is not a database.
         try execute("PRAGMA foreign_keys = ON")
         _ = try query("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    /// Asks for `count` reserved bytes per page: applied to an empty database now, to a copy by `VACUUM INTO`.
+    func setReservedBytes(_ count: Int32) throws(SQLiteError) {
+        var value = count
+        let rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+        guard rc == SQLITE_OK else { throw error(rc) }
     }
 
     deinit { sqlite3_close_v2(handle) }

@@ -6,8 +6,9 @@ public actor ChatStoreActor {
 
     public init(_ databases: ChatDatabases) { self.databases = databases }
 
-    public init(prefix: String, confirmation: MigrationConfirmation) throws(ChatDatabases.OpenError) {
-        databases = try ChatDatabases(prefix: prefix, confirmation: confirmation)
+    /// Opens the store, sealed with `key` when given (docs/storage-encryption.md).
+    public init(prefix: String, key: DatabaseKey? = nil, confirmation: MigrationConfirmation) throws(ChatDatabases.OpenError) {
+        databases = try ChatDatabases(prefix: prefix, key: key, confirmation: confirmation)
     }
 
     /// Runs `body` with the known-controller table.

@@ -7,6 +7,7 @@
 //   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
 //   simplex-bench core [N] [--rounds R] [--only C]   the chat core's item queries on N notes (1,000,000)
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
+//   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
 import Foundation
 import SimplexCrypto
 
@@ -138,12 +139,14 @@ case "files":
     var megabytes = 1000
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
     try await FileBenchmark.run(megabytes: megabytes)
+case "store-encryption":
+    try StoreEncryptionBenchmark.run(seconds: seconds)
 case "kem-roundtrip":
     exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | files [--mb N] | kem-roundtrip [N]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S] | kem-roundtrip [N]\n"
                 .utf8)
     )
     exit(2)
