@@ -23,6 +23,10 @@ NEWER_KEYS: dict[tuple[str, str], str] = {}
 # Fields of responses the package does not list whose type it does have: (response tag, key) → type.
 EXTRA_FIELDS: dict[tuple[str, str], str] = {
     ("userPrivacy", "updatedUser"): "T.User",  # chat-api.md §5: userPrivacy {user, updatedUser}
+    ("apiChat", "chat"): "T.AChat",  # apiChat {user, chat: AChat, navInfo?}
+    ("chatCleared", "chatInfo"): "T.ChatInfo",  # chatCleared {user, chatInfo}
+    ("forwardPlan", "itemsCount"): "int",  # forwardPlan {user, itemsCount, chatItemIds, forwardConfirmation?}
+    ("forwardPlan", "chatItemIds"): "list[int]",
 }
 
 

@@ -155,6 +155,44 @@ def settings_and_diagnostics(core):
     s.step("/_contacts 1", "contactsList", ("empty", lambda r: r["contacts"] == []))
 
 
+def notes(core, data):
+    s = Scenario(core, "4.3")
+    files = os.path.join(data, "files")
+    os.makedirs(files, exist_ok=True)
+    with open(os.path.join(files, "report.pdf"), "wb") as f:
+        f.write(b"%PDF-1.4 " + b"x" * 1000)
+    first = s.step("/_create *1 text hello notes", "newChatItems",
+                   ("one item", lambda r: len(r["chatItems"]) == 1),
+                   ("localSnd", lambda r: r["chatItems"][0]["chatItem"]["chatDir"]["type"] == "localSnd"))
+    item = first["chatItems"][0]["chatItem"]["meta"]["itemId"]
+    s.step('/_create *1 json [{"msgContent":{"type":"link","text":"see https://simplex.chat","preview":'
+           '{"uri":"https://simplex.chat","title":"SimpleX","description":"","image":"data:image/png;base64,AA=="}}},'
+           '{"msgContent":{"type":"file","text":""},"fileSource":{"filePath":"report.pdf"}}]',
+           "newChatItems", ("two items", lambda r: len(r["chatItems"]) == 2),
+           ("file", lambda r: r["chatItems"][1]["chatItem"]["file"]["fileName"] == "report.pdf"))
+    for i in range(20):
+        core.run(f"/_create *1 text note {i}")
+    s.step("/_get chat *1 count=5", "apiChat", ("five", lambda r: len(r["chat"]["chatItems"]) == 5))
+    s.step(f"/_get chat *1 around={item} count=3", "apiChat", ("navInfo", lambda r: "navInfo" in r))
+    s.step("/_get chat *1 count=50 search=note 1", "apiChat",
+           ("matches", lambda r: all("note 1" in i["meta"]["itemText"] for i in r["chat"]["chatItems"])))
+    s.step("/_get chat *1 content=file count=10", "apiChat", ("one file", lambda r: len(r["chat"]["chatItems"]) == 1))
+    s.step("/_get content types *1", "chatContentTypes")
+    s.step(f"/_get item info *1 {item}", "chatItemInfo")
+    s.step(f'/_update item *1 {item} json {{"msgContent":{{"type":"text","text":"hello, edited"}}}}', "chatItemUpdated")
+    s.step(f'/_update item *1 {item} json {{"msgContent":{{"type":"text","text":"hello, edited"}}}}', "chatItemNotChanged")
+    s.step(f"/_forward plan *1 {item}", "forwardPlan")
+    s.step(f"/_forward *1 *1 {item}", "newChatItems")
+    s.step("/_read chat *1", "cmdOk")
+    s.step("/_unread chat *1 on", "cmdOk")
+    s.step(f'/_reaction *1 {item} on {{"type":"emoji","emoji":"👍"}}', "chatCmdError:commandError")
+    s.step(f"/_delete item *1 {item} internal", "chatItemsDeleted")
+    s.step("/_get chats 1", "apiChats", ("preview", lambda r: any(len(c["chatItems"]) == 1 for c in r["chats"])))
+    s.step("/* a human note", "newChatItems")
+    s.step("/_clear chat *1", "chatCleared")
+    s.step("/_create *999 text x", "chatCmdError:errorStore:noteFolderNotFound")
+
+
 def groups_and_tags(core):
     s = Scenario(core, "4.5/4.6")
     g = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated",
@@ -246,6 +284,7 @@ def main():
         core = Core(binary, data, schema)
         for scenario in SCENARIOS:
             scenario(core)
+        notes(core, data)
         core.run("/_stop")
         core.close()
         for event in core.events:

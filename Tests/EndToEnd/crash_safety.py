@@ -100,6 +100,7 @@ def main():
         print(f"   answered {len(answered)}, stored {len(stored)} (commands in flight at the kill may or may not be)")
 
         p = start(binary, data)
+        ask(p, "/_start")
         chat = ask(p, f"/_get chat *1 count={TOTAL}")
         items = chat.get("chat", {}).get("chatItems", [])
         check("the host reopens the data and lists the stored notes", len(items) == len(stored),
