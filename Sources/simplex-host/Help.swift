@@ -51,6 +51,8 @@ enum Help {
           forget <id>            forget a known desktop
           name <device name>     set the name desktops see (kept in the data folder)
           status                 the data folder, device name, profile and known desktops
+          controller             play the controller (the SimpleX Desktop role): a QR code for a phone or another host
+                                 to scan, then each line typed runs on that host
           --json                 scripting mode: one command per line on standard input (text, or
                                  {"corrId":"1","cmd":"/v"}); every response and event as one JSON line on standard output
 
