@@ -6,7 +6,7 @@
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries and CSNTRUP761)
 import PackageDescription
 
@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: apt("libsqlite3-dev")),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: apt("libqrencode-dev")),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: apt("libzstd-dev")),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: apt("zlib1g-dev")),
 
         // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
         // because key generation is a few million arithmetic operations.
@@ -52,6 +53,8 @@ let package = Package(
         .target(name: "TerminalQR", dependencies: ["CQREncode"], swiftSettings: strictSwift),
         // HTTP/2 over memory buffers (nghttp2).
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
+        // Zip archives, streamed: stored and deflate (zlib) entries, ZIP64, names that stay inside their folder.
+        .target(name: "SimplexArchive", dependencies: ["CZlib"], swiftSettings: strictSwift),
         // The chat API's command catalog, syntax and JSON types (chat-api.md).
         .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
 
@@ -139,6 +142,7 @@ let package = Package(
             name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
+        .testTarget(name: "SimplexArchiveTests", dependencies: ["SimplexArchive", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
