@@ -82,7 +82,7 @@ let package = Package(
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
-            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexEncoding", "SimplexCrypto"],
+            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto"],
             swiftSettings: strictSwift),
 
         // MARK: L4
@@ -148,7 +148,8 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(
-            name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
+            name: "ChatCoreTests",
+            dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",

@@ -44,6 +44,8 @@ public enum ChatResponse: Equatable, Sendable {
     case userServers(user: User, userServers: [UserOperatorServers])
     case userServersValidation(user: User, serverErrors: [UserServersError], serverWarnings: [UserServersWarning])
     case usageConditions(usageConditions: UsageConditions, conditionsText: String, acceptedConditions: UsageConditions?)
+    case archiveExported(archiveErrors: [ArchiveError])
+    case archiveImported(archiveErrors: [ArchiveError])
 
     /// The `type` tag.
     public var type: String {
@@ -83,6 +85,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .userServers: "userServers"
         case .userServersValidation: "userServersValidation"
         case .usageConditions: "usageConditions"
+        case .archiveExported: "archiveExported"
+        case .archiveImported: "archiveImported"
         }
     }
 
@@ -139,6 +143,7 @@ public enum ChatResponse: Equatable, Sendable {
             .tagged(
                 type,
                 ["usageConditions": current.json, "conditionsText": .string(text), "acceptedConditions": accepted?.json])
+        case .archiveExported(let errors), .archiveImported(let errors): .tagged(type, ["archiveErrors": .list(errors)])
         }
     }
 }
