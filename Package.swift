@@ -6,7 +6,7 @@
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
 
@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: apt("libzstd-dev")),
         // The C header of libsimplex, for C programs and for hosts that load a libsimplex at run time.
         .systemLibrary(name: "CLibSimplex"),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: apt("zlib1g-dev")),
 
         // sntrup761 has no Debian package: our own portable C, optimised even in debug builds
         // because key generation is a few million arithmetic operations.
@@ -59,6 +60,8 @@ let package = Package(
         .target(name: "TerminalQR", dependencies: ["CQREncode"], swiftSettings: strictSwift),
         // HTTP/2 over memory buffers (nghttp2).
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
+        // Zip archives, streamed: stored and deflate (zlib) entries, ZIP64, names that stay inside their folder.
+        .target(name: "SimplexArchive", dependencies: ["CZlib"], swiftSettings: strictSwift),
         // The chat API's command catalog, syntax and JSON types (chat-api.md).
         .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
 
@@ -87,7 +90,7 @@ let package = Package(
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
-            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexEncoding", "SimplexCrypto"],
+            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto"],
             swiftSettings: strictSwift),
 
         // MARK: L4
@@ -153,12 +156,14 @@ let package = Package(
             name: "SimplexHTTP2Tests", dependencies: ["SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(name: "SimplexZstdTests", dependencies: ["SimplexZstd"], swiftSettings: strictSwift),
+        .testTarget(name: "SimplexArchiveTests", dependencies: ["SimplexArchive", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(
-            name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
+            name: "ChatCoreTests",
+            dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexABITests", dependencies: ["SimplexABI", "TestSupport"], resources: [.copy("Fixtures")],

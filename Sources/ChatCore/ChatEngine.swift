@@ -23,7 +23,7 @@ public actor ChatEngine {
         public init() {}
     }
 
-    private let controller: ChatController
+    let controller: ChatController
     /// The outgoing events.
     public nonisolated let events: EventQueue
 

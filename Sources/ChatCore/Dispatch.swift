@@ -136,9 +136,9 @@ extension ChatController {
         // §4.11
         case .apiStorageEncryption: return try unserved(command)
         case .testStorageEncryption: return try unserved(command)
-        case .apiExportArchive: return try unserved(command)
-        case .apiImportArchive: return try unserved(command)
-        case .apiDeleteStorage: return try unserved(command)
+        case .apiExportArchive(let a): return try exportArchive(a)
+        case .apiImportArchive(let a): return try importArchive(a)
+        case .apiDeleteStorage: return try deleteStorage()
         // §4.12
         case .apiGetServerOperators: return try getServerOperators()
         case .apiSetServerOperators(let a): return try setServerOperators(a)

@@ -46,6 +46,12 @@ public final class ChatDatabases {
         do { db = try SQLiteDatabase(path: file, key: key) } catch {
             throw error.isNotADatabase ? .errorNotADatabase(dbFile: file) : .errorSQL(dbFile: file, error.message)
         }
+        try migrate(db, migrations: migrations, confirmation: confirmation)
+        return db
+    }
+
+    static func migrate(_ db: SQLiteDatabase, migrations: [Migration], confirmation: MigrationConfirmation) throws(OpenError) {
+        let file = db.path
         do {
             try Migrator.migrate(db, to: migrations, confirmation: confirmation)
         } catch {
@@ -54,7 +60,6 @@ public final class ChatDatabases {
             }
             throw .errorMigration(dbFile: file, error)
         }
-        return db
     }
 
     /// `/db test key`: whether `key` opens both files (nothing is created or migrated).

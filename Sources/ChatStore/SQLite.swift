@@ -27,7 +27,9 @@ public enum SQLValue: Equatable, Sendable {
 
 /// One SQLite connection. Not thread-safe: a single owner (the store's actor or queue) uses it.
 public final class SQLiteDatabase {
-    let handle: OpaquePointer
+    /// Closed by `close` and replaced by `reopen` (Storage.swift); while closed, calls fail instead of touching it.
+    var handle: OpaquePointer
+    var isClosed = false
     public let path: String
     /// Whether the file is sealed by the encrypting VFS.
     public let isSealed: Bool
@@ -86,12 +88,13 @@ public final class SQLiteDatabase {
         guard rc == SQLITE_OK else { throw error(rc) }
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit { if !isClosed { sqlite3_close_v2(handle) } }
 
     func error(_ rc: Int32) -> SQLiteError { SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle))) }
 
     /// Runs one or more statements without parameters.
     public func execute(_ sql: String) throws(SQLiteError) {
+        try requireOpen()
         let rc = sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc) }
     }
@@ -117,6 +120,7 @@ public final class SQLiteDatabase {
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try requireOpen()
         var s: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &s, nil)
         guard rc == SQLITE_OK, let s else { throw error(rc) }

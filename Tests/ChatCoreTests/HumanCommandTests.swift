@@ -82,12 +82,14 @@ final class HumanCommandTests: XCTestCase {
             XCTAssertEqual(outcome, .failure(NetworkRefusal.error(name)), line)
         }
         let notServed: [(String, CommandName)] = [
-            ("/network socks=on", .apiSetNetworkConfig), ("/db export", .apiExportArchive),
+            ("/network socks=on", .apiSetNetworkConfig)
         ]
         for (line, name) in notServed {
             let outcome = await h.engine.execute(try ChatCommand(parsing: line))
             XCTAssertEqual(outcome, .failure(NetworkRefusal.notServed(name)), line)
         }
+        // `/db export` is `/_db export`, refused the same way while the chat runs.
+        await h.chatError("/db export", "chatNotStopped")
     }
 
     /// Group names resolve against the user's local groups.

@@ -258,6 +258,62 @@ def refusals(core):
            ("names the command", lambda r: "apiAddContact" in r["chatError"]["errorType"]["message"]))
 
 
+def database_and_storage(binary, schema):
+    """§4.11 on its own data folder: export, delete storage, import; after a restart the users, groups, tags and
+    files are back. The archive is read by Python's zipfile, in the layout of the official apps (Archive.hs)."""
+    import zipfile
+    type_errors = []
+    with tempfile.TemporaryDirectory() as data:
+        folders = {"appFilesFolder": os.path.join(data, "app_files"), "appTempFolder": os.path.join(data, "app_temp"),
+                   "appAssetsFolder": os.path.join(data, "app_assets")}
+        paths = "/set file paths " + json.dumps(folders)
+        archive = os.path.join(data, "export.zip")
+        config = json.dumps({"archivePath": archive})
+        state = ["/users", "/_get chats 1 pcc=on", "/_get tags 1"]
+        core = Core(binary, data, schema)
+        s = Scenario(core, "4.11")
+        s.step(paths, "cmdOk")
+        s.step('/_create user {"profile":{"displayName":"alice","fullName":""},"pastTimestamp":false}', "activeUser")
+        s.step("/_start", "chatStarted")
+        gid = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated")["groupInfo"]["groupId"]
+        s.step('/_create tag {"emoji":"💼","text":"Work"}', "chatTags")
+        s.step(f"/_tags #{gid} 1", "tagsUpdated")
+        # Notes and their files join this scenario with the chat items (`/_create *1 …`, `/_get chat *1 count=10`).
+        photo = bytes(range(256)) * 1000
+        with open(os.path.join(folders["appFilesFolder"], "photo.jpg"), "wb") as f:
+            f.write(photo)
+        s.step(f"/_db export {config}", "chatCmdError:chatNotStopped")
+        s.step("/_db delete", "chatCmdError:chatNotStopped")
+        s.step("/_stop", "chatStopped")
+        before = [core.run(c) for c in state]
+        s.step(f"/_db export {config}", "archiveExported", ("no errors", lambda r: r["archiveErrors"] == []))
+        with zipfile.ZipFile(archive) as z:
+            check("§4.11 zipfile reads the archive, CRCs and all", z.testzip() is None)
+            check("§4.11 the archive has the apps' layout",
+                  sorted(z.namelist()) == ["simplex_v1_agent.db", "simplex_v1_chat.db", "simplex_v1_files/photo.jpg"],
+                  str(z.namelist()))
+        s.step("/_db delete", "cmdOk")
+        check("§4.11 delete removed the files folder", not os.path.exists(folders["appFilesFolder"]))
+        s.step(f"/_db import {config}", "archiveImported", ("no errors", lambda r: r["archiveErrors"] == []))
+        s.step("/_start", "chatCmdError:chatStoreChanged")
+        core.close()
+        type_errors += core.type_errors
+
+        restarted = Core(binary, data, schema)
+        s = Scenario(restarted, "4.11 after a restart")
+        s.step(paths, "cmdOk")
+        after = [restarted.run(c) for c in state]
+        check("§4.11 users, chats and tags are back", after == before, json.dumps(after)[:300])
+        with open(os.path.join(folders["appFilesFolder"], "photo.jpg"), "rb") as f:
+            check("§4.11 the files are back", f.read() == photo)
+        s.step("/_start", "chatStarted")
+        s.step("/_stop", "chatStopped")
+        restarted.close()
+        type_errors += restarted.type_errors
+    check("§4.11 every line validates against the simplex-chat 7.0.2 types", not type_errors,
+          "\n  " + "\n  ".join(type_errors[:40]))
+
+
 SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, network,
              servers_and_operators, refusals]
 
@@ -292,6 +348,7 @@ def main():
                 core.type_errors.append(f"event {event.get('type')}: {problem}")
     check("every line validates against the simplex-chat 7.0.2 types", not core.type_errors,
           "\n  " + "\n  ".join(core.type_errors[:40]))
+    database_and_storage(binary, schema)
     if schema.unchecked:
         print("types the package does not list (fields unchecked): "
               + "; ".join(f"{t}: {','.join(sorted(k))}" for t, k in sorted(schema.unchecked.items())))

@@ -54,6 +54,8 @@ public enum ChatResponse: Equatable, Sendable {
     case chatItemNotChanged(user: User, chatItem: AChatItem)
     case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
     case forwardPlan(user: User, itemsCount: Int64, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
+    case archiveExported(archiveErrors: [ArchiveError])
+    case archiveImported(archiveErrors: [ArchiveError])
 
     /// The `type` tag.
     public var type: String {
@@ -101,6 +103,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemsDeleted: "chatItemsDeleted"
         case .forwardPlan: "forwardPlan"
+        case .archiveExported: "archiveExported"
+        case .archiveImported: "archiveImported"
         }
     }
 
@@ -175,6 +179,7 @@ public enum ChatResponse: Equatable, Sendable {
                     "user": user.json, "itemsCount": .integer(count), "chatItemIds": .array(ids.map(\.json)),
                     "forwardConfirmation": confirmation?.json,
                 ])
+        case .archiveExported(let errors), .archiveImported(let errors): .tagged(type, ["archiveErrors": .list(errors)])
         }
     }
 }

@@ -1,0 +1,253 @@
+internal import ChatStore
+internal import Foundation
+internal import SimplexArchive
+
+/// The archive of a chat store, in the layout of the official apps (simplex-chat `Archive.hs`): both databases at
+/// the top, the files folder's files under `simplex_v1_files/`, the wallpapers under `simplex_v1_assets/wallpapers/`.
+/// Only the folders' own files go in, not their subfolders, as the apps do.
+///
+/// Entries stream between the files and the archive, so a large files folder is never held in memory; the databases
+/// are first copied consistently (`VACUUM INTO`) into a temporary folder.
+struct StorageArchive {
+    static let chatDatabase = "simplex_v1_chat.db"
+    static let agentDatabase = "simplex_v1_agent.db"
+    static let filesFolder = "simplex_v1_files"
+    static let assetsFolder = "simplex_v1_assets"
+    static let wallpapersFolder = "wallpapers"
+
+    let databases: ChatDatabases
+    /// The core's folders (`/set file paths`); a folder not set is left out.
+    let files: String?
+    let assets: String?
+
+    private var fileManager: FileManager { .default }
+
+    // MARK: Export
+
+    func export(_ config: ArchiveConfig) throws(ChatError) -> [ArchiveError] {
+        let temp = try temporaryFolder(config)
+        defer { try? fileManager.removeItem(atPath: temp) }
+        let chatCopy = temp + "/" + Self.chatDatabase
+        let agentCopy = temp + "/" + Self.agentDatabase
+        do {
+            try databases.chat.copy(to: chatCopy)
+            try databases.agent.copy(to: agentCopy)
+        } catch {
+            throw .database(error)
+        }
+        let method: ZipWriter.Method = config.disableCompression ? .stored : .deflated
+        let sink: FileZipSink
+        do { sink = try FileZipSink(creating: config.archivePath) } catch { throw .error(.exception(error.archiveMessage)) }
+        let writer = ZipWriter(sink: sink)
+        do {
+            try add(chatCopy, as: Self.chatDatabase, to: writer, method: method)
+            try add(agentCopy, as: Self.agentDatabase, to: writer, method: method)
+            var errors: [ArchiveError] = []
+            if let files {
+                errors += addFolder(files, as: Self.filesFolder, to: writer, method: method)
+            }
+            if let assets {
+                let wallpapers = assets + "/" + Self.wallpapersFolder
+                if fileManager.fileExists(atPath: wallpapers) {
+                    errors += addFolder(
+                        wallpapers, as: Self.assetsFolder + "/" + Self.wallpapersFolder, to: writer, method: method)
+                }
+            }
+            try writer.finish()
+            try sink.close()
+            return errors
+        } catch {
+            try? fileManager.removeItem(atPath: config.archivePath)
+            throw .error(.exception(error.archiveMessage))
+        }
+    }
+
+    /// The folder's regular files, each as `<prefix>/<name>`; a file that cannot be added is an `ArchiveError`, the
+    /// others go in.
+    private func addFolder(_ folder: String, as prefix: String, to writer: ZipWriter, method: ZipWriter.Method)
+        -> [ArchiveError]
+    {
+        let names: [String]
+        do { names = try fileManager.contentsOfDirectory(atPath: folder).sorted() } catch {
+            return [.fileError(file: folder, fileError: error.localizedDescription)]
+        }
+        var errors: [ArchiveError] = []
+        for name in names {
+            let path = folder + "/" + name
+            var isFolder: ObjCBool = false
+            guard fileManager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            do {
+                try add(path, as: prefix + "/" + name, to: writer, method: method)
+            } catch {
+                errors.append(.fileError(file: name, fileError: error.archiveMessage))
+            }
+        }
+        return errors
+    }
+
+    /// Streams one file into the archive; an entry whose file fails half way is taken back out.
+    private func add(_ path: String, as name: String, to writer: ZipWriter, method: ZipWriter.Method) throws(ZipError) {
+        let source = try FileZipSource(path: path)
+        let modified = (try? fileManager.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+        try writer.beginEntry(
+            name: name, method: method, modified: DOSTimestamp(secondsSince1970: Int64(modified.timeIntervalSince1970)),
+            expectedSize: source.size)
+        do {
+            var position: UInt64 = 0
+            while position < source.size {
+                let n = Int(min(64 * 1024, source.size - position))
+                try writer.write(try source.read(at: position, count: n))
+                position += UInt64(n)
+            }
+            try writer.endEntry()
+        } catch {
+            try? writer.abandonEntry()
+            throw error
+        }
+    }
+
+    // MARK: Import
+
+    /// Extracts the archive into a temporary folder, and only when both databases came out whole closes the store and
+    /// puts them in place (the old ones kept as `.bak`, as the apps do); then the files and wallpapers, each file
+    /// replacing one of the same name. Entries whose names would leave the folder are refused one by one.
+    func importArchive(_ config: ArchiveConfig) throws(ChatError) -> [ArchiveError] {
+        let reader: ZipReader
+        do { reader = try ZipReader(source: try FileZipSource(path: config.archivePath)) } catch {
+            throw .error(.exception(error.archiveMessage))
+        }
+        let temp = try temporaryFolder(config)
+        defer { try? fileManager.removeItem(atPath: temp) }
+        let extractedFiles = temp + "/" + Self.filesFolder
+        let extractedWallpapers = temp + "/" + Self.wallpapersFolder
+        var errors: [ArchiveError] = []
+        var found: Set<String> = []
+        for entry in reader.entries where !entry.isDirectory {
+            let path: [String]
+            do { path = try entry.safePath() } catch {
+                errors.append(.fileError(file: entry.name, fileError: error.archiveMessage))
+                continue
+            }
+            if path == [Self.chatDatabase] || path == [Self.agentDatabase] {
+                do { try extract(entry, from: reader, to: temp + "/" + path[0]) } catch {
+                    throw .error(.exception(error.archiveMessage))
+                }
+                found.insert(path[0])
+            } else if path.count == 2, path[0] == Self.filesFolder {
+                errors += extractFile(entry, from: reader, into: extractedFiles, name: path[1])
+            } else if path.count == 3, path[0] == Self.assetsFolder, path[1] == Self.wallpapersFolder {
+                errors += extractFile(entry, from: reader, into: extractedWallpapers, name: path[2])
+            }
+            // Anything else is not part of a chat store: the apps ignore it too.
+        }
+        for name in [Self.chatDatabase, Self.agentDatabase] where !found.contains(name) {
+            throw .error(.exception("\(config.archivePath): the archive has no \(name)"))
+        }
+
+        databases.close()
+        do {
+            for (extracted, target) in zip([Self.chatDatabase, Self.agentDatabase], databases.paths) {
+                if fileManager.fileExists(atPath: target) {
+                    try? fileManager.removeItem(atPath: target + ".bak")
+                    try fileManager.copyItem(atPath: target, toPath: target + ".bak")
+                }
+                // The old database's WAL would be replayed into the new file.
+                for companion in SQLiteDatabase.companionFiles(of: target) where fileManager.fileExists(atPath: companion) {
+                    try fileManager.removeItem(atPath: companion)
+                }
+                try moveReplacing(temp + "/" + extracted, to: target)
+            }
+        } catch {
+            throw .error(.exception(error.localizedDescription))
+        }
+        if let files {
+            errors += moveFolderFiles(extractedFiles, into: files)
+        }
+        if let assets {
+            errors += moveFolderFiles(extractedWallpapers, into: assets + "/" + Self.wallpapersFolder)
+        }
+        return errors
+    }
+
+    private func extract(_ entry: ZipEntry, from reader: ZipReader, to path: String) throws(ZipError) {
+        let sink = try FileZipSink(creating: path)
+        do {
+            try reader.extract(entry, to: sink)
+            try sink.close()
+        } catch {
+            try? fileManager.removeItem(atPath: path)
+            throw error
+        }
+    }
+
+    private func extractFile(_ entry: ZipEntry, from reader: ZipReader, into folder: String, name: String) -> [ArchiveError] {
+        do {
+            try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            return [.importError(error.localizedDescription)]
+        }
+        do { try extract(entry, from: reader, to: folder + "/" + name) } catch {
+            return [.fileError(file: name, fileError: error.archiveMessage)]
+        }
+        return []
+    }
+
+    /// Moves each file of `from` into `to` (created if missing). A folder the archive did not have moves nothing.
+    private func moveFolderFiles(_ from: String, into to: String) -> [ArchiveError] {
+        guard fileManager.fileExists(atPath: from) else { return [] }
+        let names: [String]
+        do {
+            try fileManager.createDirectory(atPath: to, withIntermediateDirectories: true)
+            names = try fileManager.contentsOfDirectory(atPath: from).sorted()
+        } catch {
+            return [.importError(error.localizedDescription)]
+        }
+        var errors: [ArchiveError] = []
+        for name in names {
+            do { try moveReplacing(from + "/" + name, to: to + "/" + name) } catch {
+                errors.append(.fileError(file: name, fileError: error.localizedDescription))
+            }
+        }
+        return errors
+    }
+
+    /// A rename when both are on one volume, else a copy (temporary folders are often elsewhere).
+    private func moveReplacing(_ from: String, to: String) throws {
+        if fileManager.fileExists(atPath: to) { try fileManager.removeItem(atPath: to) }
+        if rename(from, to) != 0 { try fileManager.copyItem(atPath: from, toPath: to) }
+    }
+
+    // MARK: Delete
+
+    /// Closes the store and removes both databases (with their WAL files), the files, assets and temporary folders.
+    static func deleteStorage(_ databases: ChatDatabases, folders: [String]) throws(ChatError) {
+        databases.close()
+        let fileManager = FileManager.default
+        do {
+            for path in databases.paths + databases.paths.flatMap(SQLiteDatabase.companionFiles) + folders
+            where fileManager.fileExists(atPath: path) {
+                try fileManager.removeItem(atPath: path)
+            }
+        } catch {
+            throw .error(.exception(error.localizedDescription))
+        }
+    }
+
+    // MARK: Temporary folder
+
+    private func temporaryFolder(_ config: ArchiveConfig) throws(ChatError) -> String {
+        let parent = config.parentTempDirectory ?? fileManager.temporaryDirectory.path
+        let path = parent + "/simplex-chat." + UUID().uuidString
+        do {
+            try fileManager.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .error(.exception("\(path): createDirectory: \(error.localizedDescription)"))
+        }
+        return path
+    }
+}
+
+extension Error {
+    /// A zip error's own sentence, or the system's.
+    var archiveMessage: String { (self as? ZipError)?.message ?? localizedDescription }
+}

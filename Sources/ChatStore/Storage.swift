@@ -1,0 +1,62 @@
+internal import CSQLite
+
+// Closing, reopening and copying the store's files: what `chat_close_store` and `chat_reopen_store` (chat-api.md
+// §9.2) and the database commands of §4.11 (export, import, delete) need while the databases are open in a core.
+
+extension SQLiteDatabase {
+    /// Closes the connection now. Statements still alive keep SQLite's side of it until they are released; every new
+    /// call fails with SQLITE_MISUSE "database is closed" until `reopen`. Closing twice does nothing.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        sqlite3_close_v2(handle)
+    }
+
+    /// Opens the same file again, with the same settings as a new connection; objects holding this database see the
+    /// file as it is now (replaced by an import, say).
+    public func reopen() throws(SQLiteError) {
+        guard isClosed else { return }
+        let fresh = try SQLiteDatabase(path: path)
+        handle = fresh.handle
+        isClosed = false
+        // The handle now belongs to this object; the fresh one must not close it.
+        fresh.isClosed = true
+    }
+
+    func requireOpen() throws(SQLiteError) {
+        if isClosed { throw SQLiteError(code: SQLITE_MISUSE, message: "database is closed") }
+    }
+
+    /// A consistent, compact copy of the database in a new file (`VACUUM INTO`): what committed transactions hold,
+    /// WAL included, without stopping the connection.
+    public func copy(to file: String) throws(SQLiteError) {
+        try run("VACUUM INTO ?", [.text(file)])
+    }
+
+    /// The files SQLite keeps beside a database in WAL mode.
+    public static func companionFiles(of file: String) -> [String] { [file + "-wal", file + "-shm"] }
+}
+
+extension ChatDatabases {
+    /// Both files' paths, chat first.
+    public var paths: [String] { [chat.path, agent.path] }
+
+    public var isClosed: Bool { chat.isClosed || agent.isClosed }
+
+    /// Closes both connections (`chat_close_store`). Their objects stay valid: calls fail until `reopen`.
+    public func close() {
+        chat.close()
+        agent.close()
+    }
+
+    /// Reopens both files and migrates them as `confirmation` allows (`chat_reopen_store`; files replaced meanwhile
+    /// may be older than this build).
+    public func reopen(confirmation: MigrationConfirmation = .yesUp) throws(OpenError) {
+        for (db, migrations) in [(chat, Migration.chat), (agent, Migration.agent)] {
+            do { try db.reopen() } catch {
+                throw error.isNotADatabase ? .errorNotADatabase(dbFile: db.path) : .errorSQL(dbFile: db.path, error.message)
+            }
+            try Self.migrate(db, migrations: migrations, confirmation: confirmation)
+        }
+    }
+}
