@@ -44,7 +44,7 @@ final class ArchiveTests: XCTestCase {
 
     private let photo = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }
 
-    /// Export, delete storage, import; after a restart every user, group, tag and file is back.
+    /// Export, delete storage, import; after a restart every user, group, tag, note and file is back.
     func testRoundTrip() async throws {
         let h = try EngineHarness()
         await setFilePaths(h.engine, h)
@@ -57,10 +57,14 @@ final class ArchiveTests: XCTestCase {
         await h.result(#"/_create user {"profile":{"displayName":"bob","fullName":"Bob"},"pastTimestamp":false}"#, "activeUser")
         await h.result("/g bobs", "groupCreated")
         await h.result("/_user 1", "activeUser")
-        // TODO(notes): after the chat items merge, add notes (one with a file) here and compare them after the
-        // import: `/_create *1 …` with a file in the files folder, then `/_get chat *1 count=10` in `snapshot`.
         try Data(photo).write(to: URL(fileURLWithPath: path(h, "files/photo.jpg")))
         try Data("hello".utf8).write(to: URL(fileURLWithPath: path(h, "files/note.txt")))
+        await h.result("/_create *1 text a note to keep", "newChatItems")
+        await h.result(
+            #"/_create *1 json [{"msgContent":{"type":"file","text":""},"fileSource":{"filePath":"note.txt"}}]"#,
+            "newChatItems")
+        let notesBefore = await h.engine.execute("/_get chat *1 count=10").text
+        XCTAssertTrue(notesBefore.contains("a note to keep") && notesBefore.contains("note.txt"))
         try fm.createDirectory(atPath: path(h, "files/nested"), withIntermediateDirectories: true)
         try Data("not in the layout".utf8).write(to: URL(fileURLWithPath: path(h, "files/nested/x")))
         try fm.createDirectory(atPath: path(h, "assets/wallpapers"), withIntermediateDirectories: true)
@@ -101,6 +105,8 @@ final class ArchiveTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: path(h, "files/nested")))
         let started = await restarted.execute("/_start").text
         XCTAssertEqual(started, #"{"result":{"type":"chatStarted"}}"#)
+        let notesAfter = await restarted.execute("/_get chat *1 count=10").text
+        XCTAssertEqual(notesAfter, notesBefore)
     }
 
     /// `chat_close_store` and `chat_reopen_store` (§9.2): the store is unusable in between, then as it was.
