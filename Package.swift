@@ -92,6 +92,7 @@ let package = Package(
             name: "SimplexHost",
             dependencies: [
                 "RemoteChat", "ChatStore", "ChatModel", "XRCP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+                "CLibSimplex",
             ],
             swiftSettings: strictSwift),
 
@@ -109,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "simplex-bench",
             dependencies: [
-                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore", "SimplexABI",
+                "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
+                "SimplexABI",
             ],
             swiftSettings: strictSwift),
 

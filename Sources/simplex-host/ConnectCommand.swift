@@ -6,7 +6,7 @@ enum ConnectCommand {
         let console = Console()
         let runtime: HostRuntime
         do {
-            runtime = try HostRuntime(options: options, output: console.output)
+            runtime = try await HostRuntime(options: options, output: console.output)
             try await runtime.startChat(profile: options.profile)
         } catch { return Say.failure(error) }
         console.start()

@@ -5,7 +5,7 @@ import SimplexEncoding
 enum ControllersCommand {
     static func run(_ options: Options) async -> Int32 {
         let runtime: HostRuntime
-        do { runtime = try HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
+        do { runtime = try await HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
         let list: CanonicalJSON
         do { list = try await runtime.remoteControl.list() } catch {
             Say.error("cannot read the known desktops: \(Say.errorText(error.json))")

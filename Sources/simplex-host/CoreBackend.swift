@@ -2,7 +2,7 @@ import ChatCore
 import ChatStore
 import SimplexHost
 
-/// The core this build runs on: the embedded one (a libsimplex loaded at run time comes with the C ABI).
+/// The embedded core (`--core-lib` runs a libsimplex instead: `LibraryCore`).
 enum CoreBackend {
     static func make(prefix: String) throws -> any ChatBackend {
         EmbeddedCore(engine: try ChatEngine(prefix: prefix, confirmation: .yesUp))

@@ -8,7 +8,7 @@ enum FindCommand {
         let console = Console()
         let runtime: HostRuntime
         do {
-            runtime = try HostRuntime(options: automatic, output: console.output)
+            runtime = try await HostRuntime(options: automatic, output: console.output)
             try await runtime.startChat(profile: options.profile)
         } catch { return Say.failure(error) }
         let known = Say.items((try? await runtime.remoteControl.list())?["remoteCtrls"])

@@ -4,7 +4,7 @@ import Foundation
 enum ForgetCommand {
     static func run(_ options: Options, id: Int64) async -> Int32 {
         let runtime: HostRuntime
-        do { runtime = try HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
+        do { runtime = try await HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
         do {
             _ = try await runtime.remoteControl.delete(id: id)
             Say.line("Forgotten: desktop \(id) has to be paired again with a link.")

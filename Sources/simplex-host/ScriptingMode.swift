@@ -10,7 +10,7 @@ enum ScriptingMode {
         let output = OutputLines()
         let runtime: HostRuntime
         do {
-            runtime = try HostRuntime(
+            runtime = try await HostRuntime(
                 options: options,
                 output: HostRuntime.Output(
                     coreEvent: { envelope in Task { await output.write(Scripting.event(envelope)) } },

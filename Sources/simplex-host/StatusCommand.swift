@@ -5,7 +5,7 @@ import SimplexEncoding
 enum StatusCommand {
     static func run(_ options: Options) async -> Int32 {
         let runtime: HostRuntime
-        do { runtime = try HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
+        do { runtime = try await HostRuntime(options: options, output: Console().output) } catch { return Say.failure(error) }
         let user = Say.result(await runtime.backend.execute("/user"))?["user"]
         let profile = user?["profile"]?["displayName"]?.stringValue ?? user?["localDisplayName"]?.stringValue
         let controllers = Say.items((try? await runtime.remoteControl.list())?["remoteCtrls"])
