@@ -99,6 +99,7 @@ let package = Package(
             name: "SimplexHost",
             dependencies: [
                 "RemoteChat", "ChatStore", "ChatModel", "XRCP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet",
+                "CLibSimplex",
             ],
             swiftSettings: strictSwift),
 

@@ -12,7 +12,7 @@
  * Threads. Every function may be called from any thread and several threads at once: commands run one at a time,
  * whole, in arrival order, while another thread waits for events. The calls block their thread. Do not call them
  * from a thread that an async runtime needs to make progress (in a Swift process: never from a task of the
- * cooperative pool, whose few threads also run the core; use a thread of your own).
+ * cooperative pool, whose few threads a blocked call would hold; use a thread of your own).
  *
  * Bad input never crashes the library; each function documents what it answers. A `chat_ctrl` that is not NULL
  * must come from chat_migrate_init*; controllers are never freed (as the official core's stable pointers).

@@ -45,13 +45,19 @@ public actor ChatEngine {
     /// Runs one command line (`chat_send_cmd`): `{"result": …}` or `{"error": …}`. A line no grammar accepts is a
     /// `commandError` (§1.1 step 2).
     public func execute(_ line: String) async -> EnvelopeJSON {
-        let command: ChatCommand
-        do {
-            command = try ChatCommand(parsing: line)
-        } catch {
-            return .error(.error(.commandError(error.message)))
+        switch Self.parse(line) {
+        case .success(let command): return EnvelopeJSON(await execute(command))
+        case .failure(let error): return .error(error)
         }
-        return EnvelopeJSON(await execute(command))
+    }
+
+    /// The command a line names, or the `commandError` of a line no grammar accepts.
+    static func parse(_ line: String) -> Result<ChatCommand, ChatError> {
+        do {
+            return .success(try ChatCommand(parsing: line))
+        } catch {
+            return .failure(.error(.commandError(error.message)))
+        }
     }
 
     /// Runs one typed command.

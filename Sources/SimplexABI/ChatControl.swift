@@ -4,12 +4,12 @@ internal import Glibc
 import Synchronization
 
 /// What a `chat_ctrl` points at: the embedded core on one store, which `chat_close_store` and `chat_reopen_store`
-/// close and open again. Shared by every thread that calls in.
+/// close and open again. Shared by every thread that calls in; each call runs on its caller's thread.
 final class ChatControl: Sendable {
     let prefix: String
-    private let engine: Mutex<ChatEngine?>
+    private let engine: Mutex<BlockingChatEngine?>
 
-    private init(prefix: String, engine: ChatEngine) {
+    private init(prefix: String, engine: BlockingChatEngine) {
         self.prefix = prefix
         self.engine = Mutex(engine)
     }
@@ -25,14 +25,15 @@ final class ChatControl: Sendable {
                 .errorSQL(dbFile: chatFile, "database encryption is not supported by this core: open it with an empty key"))
         }
         do throws(ChatDatabases.OpenError) {
-            return .success(ChatControl(prefix: prefix, engine: try ChatEngine(prefix: prefix, confirmation: confirmation)))
+            return .success(
+                ChatControl(prefix: prefix, engine: try BlockingChatEngine(prefix: prefix, confirmation: confirmation)))
         } catch {
             return .failure(MigrationResult(error))
         }
     }
 
     /// The engine, nil while the store is closed.
-    var current: ChatEngine? { engine.withLock { $0 } }
+    var current: BlockingChatEngine? { engine.withLock { $0 } }
 
     /// Drops the engine; its databases close when its last command finishes.
     func close() -> String {
@@ -45,7 +46,7 @@ final class ChatControl: Sendable {
         engine.withLock { engine in
             guard engine == nil else { return "" }
             do throws(ChatDatabases.OpenError) {
-                engine = try ChatEngine(prefix: prefix, confirmation: .yesUp)
+                engine = try BlockingChatEngine(prefix: prefix, confirmation: .yesUp)
                 return ""
             } catch {
                 return MigrationResult(error).json.rendered
@@ -59,7 +60,7 @@ final class ChatControl: Sendable {
         guard let command else { return Self.failure(.commandError, "command is NULL") }
         guard let line = command.strictText else { return Self.failure(.commandError, "command is not valid UTF-8") }
         guard let engine = current else { return Self.storeClosed }
-        return blockingWait { await engine.execute(line) }
+        return engine.execute(line)
     }
 
     /// A command for a remote host (`chat_send_remote_cmd`). The controller role's sessions plug in here: until they
@@ -80,7 +81,7 @@ final class ChatControl: Sendable {
             if waitMicroseconds > 0 { usleep(UInt32(min(waitMicroseconds, 1_000_000))) }
             return nil
         }
-        return blockingWait { await engine.nextEvent(waitMicroseconds: waitMicroseconds) }
+        return engine.nextEvent(waitMicroseconds: waitMicroseconds)
     }
 
     // MARK: Errors of the C boundary

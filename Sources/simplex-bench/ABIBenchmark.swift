@@ -2,8 +2,8 @@ import ChatCore
 import Foundation
 import SimplexABI
 
-/// Commands per second through libsimplex's C ABI (`chat_send_cmd`: C strings in, a malloc'd answer out, the caller's
-/// thread blocked while the engine runs) beside the same commands through the in-process Swift API
+/// Commands per second through libsimplex's C ABI (`chat_send_cmd`: C strings in, a malloc'd answer out, the command run on
+/// the calling thread under the engine's lock) beside the same commands through the in-process Swift API
 /// (`await ChatEngine.execute`), in the same run, each on its own store. Rounds alternate to spread the noise.
 enum ABIBenchmark {
     static let commands: [(name: String, line: @Sendable (Int) -> String)] = [

@@ -4,18 +4,21 @@ import Foundation
 import SimplexEncoding
 import SimplexHost
 
-/// The core this build runs on: the embedded one (a libsimplex loaded at run time comes with the C ABI).
+/// The embedded core (`--core-lib` runs a libsimplex instead: `LibraryCore`).
 enum CoreBackend {
-    /// The core on `<prefix>_chat.db`, with its files in `dataFolder/files` — where the session bridge stores a
-    /// controller's uploads, so that a note can reference an uploaded file — as an app sets its paths at launch.
-    static func make(prefix: String, dataFolder: URL) async throws -> any ChatBackend {
-        let engine = try ChatEngine(prefix: prefix, confirmation: .yesUp)
+    /// The embedded core on `<prefix>_chat.db`.
+    static func make(prefix: String) throws -> any ChatBackend {
+        EmbeddedCore(engine: try ChatEngine(prefix: prefix, confirmation: .yesUp))
+    }
+
+    /// Puts the core's files in `dataFolder/files` — where the session bridge stores a controller's uploads, so that a
+    /// note can reference an uploaded file — as an app sets its paths at launch; any core, embedded or loaded.
+    static func setFilePaths(of backend: any ChatBackend, dataFolder: URL) async throws {
         func folder(_ name: String) -> String { CanonicalJSON.quoted(dataFolder.appendingPathComponent(name).path) }
         let paths =
             #"{"appFilesFolder":\#(folder("files")),"appTempFolder":\#(folder("temp")),"appAssetsFolder":\#(folder("assets"))}"#
-        let reply = await engine.execute("/set file paths " + paths)
-        guard reply.text.hasPrefix(#"{"result":"#) else { throw CoreBackendError(message: reply.text) }
-        return EmbeddedCore(engine: engine)
+        let reply = String(decoding: await backend.execute("/set file paths " + paths), as: UTF8.self)
+        guard reply.hasPrefix(#"{"result":"#) else { throw CoreBackendError(message: reply) }
     }
 }
 

@@ -12,8 +12,8 @@ enum ExitCode: Int32 {
     case storage = 3
     /// There is no chat profile yet (`--profile NAME` creates it).
     case noProfile = 4
-    /// Asked for something this build does not have (`--core-lib`).
-    case unavailable = 5
+    /// The library of `--core-lib` cannot be loaded, or is not a libsimplex.
+    case coreLibrary = 5
 }
 
 /// `--help` texts, one per subcommand.
@@ -31,12 +31,12 @@ enum Help {
           --keepalive-idle S, --keepalive-interval S, --keepalive-probes N
                                  how soon a vanished controller is noticed (defaults 30, 15, 4: within 90 seconds)
           --event-queue N        events a controller may leave unfetched before its session ends (default 4096)
-          --core-lib PATH        run a libsimplex instead of the embedded core (not available yet)
+          --core-lib PATH        run a libsimplex (its C ABI) instead of the embedded core
         """
 
     static let exitCodes = """
         exit codes: 0 done (a session that ended counts), 1 failed, 2 bad command line, 3 data folder or database
-        unusable, 4 no chat profile yet, 5 not available in this build
+        unusable, 4 no chat profile yet, 5 the --core-lib library cannot be loaded or is not a libsimplex
         """
 
     static let main = """

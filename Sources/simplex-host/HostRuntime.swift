@@ -92,15 +92,17 @@ final class HostRuntime: Sendable {
     init(options: Options, output: Output) async throws(StartFailure) {
         folder = DataFolder(url: options.dataFolder)
         try folder.prepare()
-        if let library = options.coreLibrary {
-            throw StartFailure(
-                message: "--core-lib \(library): running a libsimplex needs its C interface, which this build does not have yet",
-                hint: "leave out --core-lib to run the embedded core", code: .unavailable)
-        }
+        // A loaded library opens (and migrates) the databases first, so its own DBMigrationResult says what is wrong.
+        let library = try await Self.loadLibrary(options.coreLibrary, folder: folder)
         let store: ChatStoreActor
         do {
             store = try ChatStoreActor(prefix: folder.databasePrefix, confirmation: .yesUp)
-            backend = try await CoreBackend.make(prefix: folder.databasePrefix, dataFolder: folder.url)
+            if let library {
+                backend = library
+            } else {
+                backend = try CoreBackend.make(prefix: folder.databasePrefix)
+            }
+            try await CoreBackend.setFilePaths(of: backend, dataFolder: folder.url)
         } catch {
             throw StartFailure(
                 message: "cannot open the databases in \(folder.url.path): \(error)",
@@ -144,6 +146,24 @@ final class HostRuntime: Sendable {
         eventTask = Task.detached { await events.run() }
         remoteEventTask = Task.detached {
             for await event in remoteEvents { await reconnector?.observe(event) }
+        }
+    }
+
+    /// `--core-lib PATH`: the library, loaded and opened on the data folder's databases.
+    private static func loadLibrary(_ path: String?, folder: DataFolder) async throws(StartFailure) -> LibraryCore? {
+        guard let path else { return nil }
+        do {
+            return try await LibraryCore.load(path: path, prefix: folder.databasePrefix)
+        } catch {
+            switch error {
+            case .notLoadable, .missingFunction:
+                throw StartFailure(
+                    message: error.description, hint: "--core-lib takes the path of a libsimplex.so", code: .coreLibrary)
+            case .migration:
+                throw StartFailure(
+                    message: error.description, hint: "was the data folder made by another core? --data DIR chooses another",
+                    code: .storage)
+            }
         }
     }
 

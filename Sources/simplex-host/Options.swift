@@ -31,7 +31,7 @@ struct Options {
     var keepAlive: (idle: Int32, interval: Int32, probes: Int32)?
     /// Events a controller may leave unfetched before the session ends.
     var eventQueue: Int?
-    /// `--core-lib PATH`: a libsimplex to run instead of the embedded core (needs the C ABI, not in this build).
+    /// `--core-lib PATH`: a libsimplex to run instead of the embedded core, through its C ABI.
     var coreLibrary: String?
 
     /// What went wrong with the command line, with the subcommand whose help applies.

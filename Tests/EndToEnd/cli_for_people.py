@@ -73,7 +73,8 @@ def main():
         code, _, err = run("forget", "x", data=data)
         check("a bad argument: exit 2 naming the subcommand's help", code == 2 and "forget --help" in err, (code, err))
         code, _, err = run("status", "--core-lib", "/x/libsimplex.so", data=data)
-        check("--core-lib: exit 5, says it is not available yet", code == 5 and "not have yet" in err, (code, err))
+        check("--core-lib with a missing library: exit 5, one line naming it",
+              code == 5 and err.count("\n") == 1 and "/x/libsimplex.so" in err and "No such file" in err, (code, err))
         code, out, _ = run("status", data=data)
         check("status on a new folder: no profile yet", code == 0 and "none yet" in out, out)
         check("the data folder is made private (0700)", oct(os.stat(data).st_mode & 0o777) == "0o700")

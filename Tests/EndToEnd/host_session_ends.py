@@ -4,7 +4,9 @@ on 127.0.0.1 — Desktop's first commands with a long poll beside them, every co
 the local side locked out during a session and working after it, a controller that stops fetching events, a
 controller killed mid-command and mid-file, and the host stopped by SIGTERM.
 
-usage: host_session_ends.py PATH/TO/simplex-host
+usage: host_session_ends.py PATH/TO/simplex-host [HOST OPTION...]
+Options after the binary go to every host started, e.g. `--core-lib .build/debug/libsimplex.so` to run the same
+sessions on a libsimplex loaded at run time.
 """
 import glob, json, os, signal, sqlite3, sys, tempfile, time
 
@@ -70,13 +72,17 @@ def integrity(data):
 
 
 def main():
-    host_binary = sys.argv[1]
+    host_binary, host_options = sys.argv[1], sys.argv[2:]
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "host")
         pairing = os.path.join(tmp, "pairing.json")
         host = Proc([host_binary, "--json", "--data", data, "--device-name", "e2e-host", "--event-queue", "8",
-                     "--keepalive-idle", "2", "--keepalive-interval", "1", "--keepalive-probes", "2"])
+                     "--keepalive-idle", "2", "--keepalive-interval", "1", "--keepalive-probes", "2", *host_options])
         prepare(host)
+        if "--core-lib" in host_options:
+            library = os.path.realpath(host_options[host_options.index("--core-lib") + 1])
+            with open(f"/proc/{host.p.pid}/maps") as f:
+                check("the host runs on the library given with --core-lib", library in f.read(), library)
 
         # 1. Desktop's first commands, /get subs total polled as Desktop does, with the long poll running beside.
         ctrl, inv = start_controller(pairing, "--recv-wait", "300000")

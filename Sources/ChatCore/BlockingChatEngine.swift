@@ -1,0 +1,48 @@
+internal import ChatModel
+public import ChatStore
+import Synchronization
+
+/// The embedded chat core for callers on threads of their own — libsimplex's C ABI, whose calls block their thread
+/// (chat-api.md §9.1). A command runs on the caller's thread, under the engine's lock: one at a time, each whole, its
+/// events queued before the next command starts. Handing each call to Swift's task pool and back would cost more than
+/// most commands (`simplex-bench abi`).
+///
+/// Not for tasks of the cooperative pool: a command waits for room in a full event queue, and the reader making room
+/// may need the pool's threads. Tasks use `ChatEngine`.
+public final class BlockingChatEngine: Sendable {
+    private let controller: Mutex<ChatController>
+    /// The outgoing events.
+    public let events: EventQueue
+
+    /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db` and migrates them as `confirmation` allows
+    /// (`chat_migrate_init`, §9.2).
+    public init(
+        prefix: String, confirmation: MigrationConfirmation = .yesUp,
+        configuration: ChatEngine.Configuration = ChatEngine.Configuration()
+    ) throws(ChatDatabases.OpenError) {
+        let databases = try ChatDatabases(prefix: prefix, confirmation: confirmation)
+        events = EventQueue(capacity: configuration.eventQueueCapacity)
+        controller = Mutex(ChatController(databases: databases, configuration: configuration))
+    }
+
+    /// Runs one command line (`chat_send_cmd`): `{"result": …}` or `{"error": …}`.
+    public func execute(_ line: String) -> EnvelopeJSON {
+        let command: ChatCommand
+        switch ChatEngine.parse(line) {
+        case .success(let parsed): command = parsed
+        case .failure(let error): return .error(error)
+        }
+        return controller.withLock { controller in
+            let (outcome, emitted) = controller.run(command)
+            // The command's state is committed before its events go out; a full queue holds the caller (and the
+            // commands behind it) here, as the core's bounded queue holds its producers.
+            for event in emitted { events.putBlocking(.result(event.json)) }
+            return EnvelopeJSON(outcome)
+        }
+    }
+
+    /// The next event envelope, or nil when none came within `waitMicroseconds` (`chat_recv_msg_wait`).
+    public func nextEvent(waitMicroseconds: Int64) -> [UInt8]? {
+        events.nextBlocking(waitMicroseconds: waitMicroseconds)?.bytes
+    }
+}
