@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .executable(name: "simplex-host", targets: ["simplex-host"]),
         .executable(name: "simplex-bench", targets: ["simplex-bench"]),
+        .executable(name: "sntrup761-roundtrip", targets: ["sntrup761-roundtrip"]),
         // libsimplex.so: the official core's C ABI (chat-api.md §9) over the embedded core.
         .library(name: "simplex", type: .dynamic, targets: ["SimplexABI"]),
     ],
@@ -114,6 +115,7 @@ let package = Package(
             swiftSettings: strictSwift),
 
         // MARK: Tools
+        .executableTarget(name: "sntrup761-roundtrip", dependencies: ["SimplexCrypto"], swiftSettings: strictSwift),
         .executableTarget(
             name: "simplex-bench",
             dependencies: [

@@ -1,9 +1,9 @@
-// simplex-bench: throughput of the crypto primitives beside the same operations through pqcrypto and PyNaCl,
-// measured in the same run, and the release-mode sntrup761 round-trip check.
+// simplex-bench: figures and ratios against a baseline measured in the same run — the crypto primitives beside
+// pqcrypto and PyNaCl, sessions, the session manager, the C ABI, the chat core, files and the encrypted store.
 //
 //   simplex-bench [crypto] [--seconds S]     figures and ratios (ours / baseline)
-//   simplex-bench kem-roundtrip [N]          N random keypairs, each with an encapsulation and decapsulation
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
+//   simplex-bench host                       events/s to a controller; a remote /_get chats beside the local one
 //   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
 //   simplex-bench core [N] [--rounds R] [--only C]   the chat core's item queries on N notes (1,000,000)
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
@@ -92,20 +92,6 @@ func cryptoBenchmark(seconds: Double) throws {
 }
 
 /// Round trips with fresh random keys; exits non-zero on the first mismatch.
-func kemRoundTrip(_ count: Int) -> Int32 {
-    let start = now()
-    for i in 0..<count {
-        let pair = SNTRUP761.KeyPair()
-        let (ct, shared) = pair.publicKey.encapsulate()
-        guard pair.secretKey.decapsulate(ct) == shared else {
-            print("sntrup761 round trip FAILED at keypair \(i)")
-            return 1
-        }
-    }
-    print(String(format: "sntrup761 round trip: %d keypairs ok in %.1f s", count, now() - start))
-    return 0
-}
-
 var args = Array(CommandLine.arguments.dropFirst())
 var seconds = 0.5
 if let i = args.firstIndex(of: "--seconds"), i + 1 < args.count, let s = Double(args[i + 1]) {
@@ -141,12 +127,10 @@ case "files":
     try await FileBenchmark.run(megabytes: megabytes)
 case "store-encryption":
     try StoreEncryptionBenchmark.run(seconds: seconds)
-case "kem-roundtrip":
-    exit(kemRoundTrip(args.dropFirst().first.flatMap { Int($0) } ?? 1000))
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S] | kem-roundtrip [N]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S]\n"
                 .utf8)
     )
     exit(2)
