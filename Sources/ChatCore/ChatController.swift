@@ -27,6 +27,8 @@ final class ChatController {
     var encryptLocalFiles = false
     /// `/_network`: the agent's configuration, kept in memory as the agent keeps it.
     var networkConfig = NetworkConfig()
+    /// The chat item expiry's switches and the requests commands leave for the engine.
+    var expiry = ItemExpirySwitches()
 
     private var pendingEvents: [ChatEvent] = []
 

@@ -16,13 +16,14 @@ final class EngineHarness {
     /// The engine's clock: `time` until a test moves it.
     let clock = TestClock()
 
-    init(eventQueueCapacity: Int = 4096) throws {
+    init(eventQueueCapacity: Int = 4096, itemExpiry: ItemExpiryConfiguration = ItemExpiryConfiguration()) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("chatcore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = ChatEngine.Configuration()
         let clock = clock
         configuration.clock = { clock.now }
         configuration.eventQueueCapacity = eventQueueCapacity
+        configuration.itemExpiry = itemExpiry
         engine = try ChatEngine(prefix: folder.appendingPathComponent("simplex_v1").path, configuration: configuration)
     }
 

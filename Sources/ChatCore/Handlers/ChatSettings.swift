@@ -13,7 +13,8 @@ extension ChatController {
     }
 
     /// `/_ttl <userId> <chatRef> <seconds>|default`: the chat's own item TTL; `default` goes back to the user's. Chats
-    /// without a TTL of their own (notes, pending connections) are left as they are, as the core leaves them.
+    /// without a TTL of their own (notes, pending connections) are left as they are, as the core leaves them. When the
+    /// chat keeps its items for less time than before, its due items go at once, in the background.
     func setChatTTL(_ a: ChatCommand.APISetChatTTL) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser(a.userId)
         try requireStoreNotChanged()
@@ -22,7 +23,15 @@ extension ChatController {
         case .direct, .group(_, nil): break
         }
         let info = try chatGroup(a.chatRef, user)
-        try store.write { () throws(ChatError) in try groupStore.setChatItemTTL(a.seconds, groupId: info.groupId) }
+        let (old, global, count) = try store.write { () throws(ChatError) in
+            let old = try groupStore.chatItemTTL(userId: user.userId, groupId: info.groupId).ttl
+            try groupStore.setChatItemTTL(a.seconds, groupId: info.groupId)
+            return (old, try store.chatItemTTL(userId: user.userId), try groupStore.chatTTLCount(userId: user.userId))
+        }
+        if Self.ttlLowered(from: old ?? global, to: a.seconds ?? global) {
+            expiry.expireNow(.group(userId: user.userId, groupId: info.groupId))
+        }
+        updateExpiry(userId: user.userId, globalTTL: global, chatTTLCount: count)
         return .cmdOk(user: user)
     }
 

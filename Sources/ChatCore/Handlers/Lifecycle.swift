@@ -5,13 +5,14 @@ internal import Foundation
 
 extension ChatController {
     /// `/_start[ main=on|off[ snd_files=on|off]]`: `chatRunning` when already started. The embedded core has no agent
-    /// to start, so starting only opens the door to the commands that need a running chat.
+    /// to start, so starting opens the door to the commands that need a running chat and starts the item expiry.
     func startChat(_ a: ChatCommand.StartChat) throws(ChatError) -> ChatResponse {
         _ = try requireUser()
         if running { return .chatRunning }
         try requireStoreNotChanged()
         running = true
         activated = true
+        startExpiry()
         return .chatStarted
     }
 
@@ -20,9 +21,10 @@ extension ChatController {
         running ? .chatRunning : .chatStopped
     }
 
-    /// `/_stop`: never fails.
+    /// `/_stop`: never fails; the item expiry stops after its current batch.
     func stopChat() throws(ChatError) -> ChatResponse {
         running = false
+        expiry.setAll(false)
         return .chatStopped
     }
 
@@ -30,12 +32,14 @@ extension ChatController {
     func activateChat(_ a: ChatCommand.APIActivateChat) throws(ChatError) -> ChatResponse {
         _ = try requireStartedUser()
         activated = true
+        if a.restoreChat { expiry.setAll(true) }
         return .cmdOk(user: nil)
     }
 
     /// `/_app suspend <n>`: nothing is in flight, so the suspension completes at once and `chatSuspended` follows.
     func suspendChat(_ a: ChatCommand.APISuspendChat) throws(ChatError) -> ChatResponse {
         activated = false
+        expiry.setAll(false)
         emit(.chatSuspended)
         return .cmdOk(user: nil)
     }

@@ -16,11 +16,18 @@ extension ChatController {
         return .appSettings(appSettings: stored.over(defaults))
     }
 
-    /// `/_ttl <userId> <seconds>`: the user's chat item TTL, 0 = never; needs a started chat.
+    /// `/_ttl <userId> <seconds>`: the user's chat item TTL, 0 = never; needs a started chat. A shorter TTL expires
+    /// items at once, in the background: the answer does not wait for the deletions.
     func setChatItemTTL(_ a: ChatCommand.APISetChatItemTTL) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser(a.userId)
         try requireStoreNotChanged()
-        try store.write { () throws(ChatError) in try store.setChatItemTTL(a.seconds, userId: user.userId) }
+        let (old, count) = try store.write { () throws(ChatError) in
+            let old = try store.chatItemTTL(userId: user.userId)
+            try store.setChatItemTTL(a.seconds, userId: user.userId)
+            return (old, try groupStore.chatTTLCount(userId: user.userId))
+        }
+        if Self.ttlLowered(from: old, to: a.seconds) { expiry.expireNow(.user(userId: user.userId)) }
+        updateExpiry(userId: user.userId, globalTTL: a.seconds, chatTTLCount: count)
         return .cmdOk(user: user)
     }
 

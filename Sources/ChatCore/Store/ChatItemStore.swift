@@ -418,6 +418,52 @@ extension ChatRepository {
 }
 
 extension ChatRepository {
+    /// One batch of a group's items due to expire, oldest first, each with its file's path. The chat and the `item_ts`
+    /// range are `idx_chat_items_groups_item_ts`, so a batch reads only what it deletes; `created_at` is checked on those
+    /// rows (ISO-8601 text, which orders as time does to within the fraction of a second).
+    static func expiredItemsQuery(userId: Int64, _ cutoff: ExpiryPass.Cutoff, limit: Int) -> (String, [SQLValue]) {
+        (
+            """
+            SELECT i.chat_item_id, f.file_path FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
+            WHERE i.user_id = ? AND i.group_id = ? AND i.item_ts <= ? AND i.created_at <= ?
+            ORDER BY i.item_ts LIMIT ?
+            """,
+            [
+                .integer(userId), .integer(cutoff.groupId), .integer(cutoff.itemTs), .text(cutoff.createdAt.iso8601),
+                .integer(Int64(limit)),
+            ]
+        )
+    }
+
+    /// Up to `limit` expired items of a group: their ids and the paths of their files.
+    func expiredItems(userId: Int64, _ cutoff: ExpiryPass.Cutoff, limit: Int) throws(ChatError) -> (
+        ids: [Int64], filePaths: [String]
+    ) {
+        let (sql, values) = Self.expiredItemsQuery(userId: userId, cutoff, limit: limit)
+        var ids: [Int64] = []
+        var paths: [String] = []
+        for row in try query(sql, values) {
+            guard let id = row.first?.integer else { throw .errorStore(.internalError("chat_items row")) }
+            ids.append(id)
+            if let path = row.last?.text { paths.append(path) }
+        }
+        return (ids, paths)
+    }
+
+    /// Deletes items by id, with their files' rows and versions (inside `write`), a few hundred per statement to stay
+    /// far below SQLite's limit on parameters.
+    func deleteItems(ids: [Int64]) throws(ChatError) {
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            try run("DELETE FROM chat_items WHERE chat_item_id IN (\(marks))", chunk.map(SQLValue.integer))
+            start += chunk.count
+        }
+    }
+}
+
+extension ChatRepository {
     /// Stores many sent text notes in one transaction with one prepared statement (no files, no re-reads): how the
     /// benchmark fills a folder. Each note is one second after the previous one.
     func insertNotes(userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime) throws(ChatError) {

@@ -242,6 +242,32 @@ struct GroupRepository {
         try run("UPDATE groups SET send_rcpts = NULL WHERE user_id = ?", [.integer(userId)])
     }
 
+    /// A group's own item TTL (nil: the user's), or nil when the group is gone.
+    func chatItemTTL(userId: Int64, groupId: Int64) throws(ChatError) -> (exists: Bool, ttl: Int64?) {
+        guard
+            let row = try query(
+                "SELECT chat_item_ttl FROM groups WHERE user_id = ? AND group_id = ?", [.integer(userId), .integer(groupId)]
+            ).first
+        else { return (false, nil) }
+        return (true, row.first?.integer)
+    }
+
+    /// The user's groups whose items can expire: those with a TTL of their own, and with the user's TTL when it is set
+    /// (the core's `getUserGroupsToExpire`; a group's 0 means never).
+    func groupIdsToExpire(userId: Int64, globalTTL: Int64) throws(ChatError) -> [Int64] {
+        let inherit = globalTTL > 0 ? " OR chat_item_ttl IS NULL" : ""
+        return try query(
+            "SELECT group_id FROM groups WHERE user_id = ? AND (chat_item_ttl > 0\(inherit)) ORDER BY group_id",
+            [.integer(userId)]
+        ).compactMap { $0.first?.integer }
+    }
+
+    /// How many of the user's chats have a TTL of their own (the core's `getChatTTLCount`).
+    func chatTTLCount(userId: Int64) throws(ChatError) -> Int64 {
+        try query("SELECT count(*) FROM groups WHERE user_id = ? AND chat_item_ttl > 0", [.integer(userId)]).first?.first?
+            .integer ?? 0
+    }
+
     func setChatItemTTL(_ seconds: Int64?, groupId: Int64) throws(ChatError) {
         try run(
             "UPDATE groups SET chat_item_ttl = ? WHERE group_id = ?", [seconds.map(SQLValue.integer) ?? .null, .integer(groupId)])
