@@ -6,7 +6,7 @@
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
 
@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
         // The chat API's command catalog, syntax and JSON types (chat-api.md).
         .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
+        // SimpleX's message markdown and its link parsers (chat-api.md §7.19, §9.2).
+        .target(name: "SimplexMarkdown", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
 
         // MARK: L2
         // The remote-control protocol without I/O: invitations, HELLO blocks, key schedule, bodies.
@@ -87,7 +89,7 @@ let package = Package(
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
-            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexEncoding", "SimplexCrypto"],
+            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexEncoding", "SimplexCrypto", "SimplexMarkdown"],
             swiftSettings: strictSwift),
 
         // MARK: L4
@@ -106,7 +108,7 @@ let package = Package(
 
         // The C ABI of libsimplex over the embedded core.
         .target(
-            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding"],
+            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding", "SimplexMarkdown"],
             swiftSettings: strictSwift),
 
         // MARK: Tools
@@ -157,6 +159,7 @@ let package = Package(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
+        .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests", dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
