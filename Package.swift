@@ -6,7 +6,7 @@
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SimplexTLS  ChatStore
-//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive
+//   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
 
@@ -65,6 +65,8 @@ let package = Package(
         .target(name: "SimplexArchive", dependencies: ["CZlib"], swiftSettings: strictSwift),
         // The chat API's command catalog, syntax and JSON types (chat-api.md).
         .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
+        // SimpleX's message markdown and its link parsers (chat-api.md §7.19, §9.2).
+        .target(name: "SimplexMarkdown", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
 
         // MARK: L2
         // The remote-control protocol without I/O: invitations, HELLO blocks, key schedule, bodies.
@@ -91,7 +93,8 @@ let package = Package(
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
-            name: "ChatCore", dependencies: ["ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto"],
+            name: "ChatCore",
+            dependencies: ["ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto", "SimplexMarkdown"],
             swiftSettings: strictSwift),
 
         // MARK: L4
@@ -111,7 +114,7 @@ let package = Package(
 
         // The C ABI of libsimplex over the embedded core.
         .target(
-            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding"],
+            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding", "SimplexMarkdown"],
             swiftSettings: strictSwift),
 
         // MARK: Tools
@@ -164,6 +167,7 @@ let package = Package(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
+        .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests",
             dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport"],

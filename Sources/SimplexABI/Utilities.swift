@@ -1,6 +1,7 @@
 internal import ChatCore
 internal import SimplexCrypto
 internal import SimplexEncoding
+internal import SimplexMarkdown
 
 /// The C ABI's functions that need no controller.
 enum Utilities {
@@ -60,20 +61,42 @@ enum Utilities {
         return UnsafeMutableRawPointer(CBuffer.string(bytes)).assumingMemoryBound(to: UInt8.self)
     }
 
-    // The parsers below are not served yet: each answers its JSON shape with no result, so a client sees an honest
-    // "nothing parsed" rather than a crash or a guess.
-
-    /// `chat_parse_markdown`: `{}` (no `formattedText`).
-    static func parseMarkdown(_ text: CInput?) -> String { "{}" }
-
-    /// `chat_parse_server`: `{"parseError": …}`.
-    static func parseServer(_ address: CInput?) -> String {
-        JSONValue.object([JSONField("parseError", .string("server addresses are not parsed by this core yet"))]).rendered
+    /// `chat_parse_markdown`: `{"formattedText":[…]}`, or `{}` for text without markdown.
+    static func parseMarkdown(_ text: CInput?) -> String {
+        guard let formatted = text.flatMap({ Markdown.parse($0.lenientText) }) else { return "{}" }
+        return "{\"formattedText\":" + formatted.json.rendered + "}"
     }
 
-    /// `chat_parse_uri`: `{"parseError": …}`.
+    /// `chat_parse_server`: `{"serverAddress": …, "parseError": ""}` or `{"parseError": why}`.
+    static func parseServer(_ address: CInput?) -> String {
+        let server: ServerAddress
+        do {
+            server = try ServerAddress(parsing: address?.lenientText ?? "")
+        } catch {
+            return JSONValue.object([JSONField("parseError", .string(error.reason))]).rendered
+        }
+        let fields = JSONValue.object([
+            JSONField("serverProtocol", .string(server.serverProtocol.rawValue)),
+            JSONField("hostnames", .array(server.hosts.map { .string($0.text) })),
+            JSONField("port", .string(server.port)),
+            JSONField("keyHash", .string(Base64.encode(server.keyHash))),
+            JSONField("basicAuth", .string(server.basicAuth ?? "")),
+        ])
+        return JSONValue.object([JSONField("serverAddress", fields), JSONField("parseError", .string(""))]).rendered
+    }
+
+    /// `chat_parse_uri`: `{"uriInfo": {"scheme", "sanitized"?}, "parseError": ""}` for a web link, `sanitized` only
+    /// when tracking parameters were removed; `{"parseError": why}` otherwise.
     static func parseURI(_ uri: CInput?, safe: Bool) -> String {
-        JSONValue.object([JSONField("parseError", .string("links are not parsed by this core yet"))]).rendered
+        let parsed: WebURI
+        do {
+            parsed = try WebURI(parsing: uri?.lenientText ?? "")
+        } catch {
+            return JSONValue.object([JSONField("parseError", .string(error.message))]).rendered
+        }
+        var info = [JSONField("scheme", .string(parsed.scheme))]
+        if let sanitized = parsed.sanitized(safe: safe) { info.append(JSONField("sanitized", .string(sanitized))) }
+        return JSONValue.object([JSONField("uriInfo", .object(info)), JSONField("parseError", .string(""))]).rendered
     }
 }
 

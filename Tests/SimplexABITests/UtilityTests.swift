@@ -55,9 +55,41 @@ final class UtilityTests: XCTestCase {
         XCTAssertFalse(C.take(chat_decrypt_media(key, nil, 100)).isEmpty)
     }
 
-    func testParsersNotServedYetAnswerTheirShape() {
-        XCTAssertEqual(C.take(chat_parse_markdown("*bold*")), "{}")
-        XCTAssertNotNil(C.json(chat_parse_server("smp://a@b"))["parseError"] as? String)
-        XCTAssertNotNil(C.json(chat_parse_uri("https://simplex.chat", 1))["parseError"] as? String)
+    func testParseMarkdown() {
+        XCTAssertEqual(
+            C.take(chat_parse_markdown("hi *bold*")),
+            #"{"formattedText":[{"text":"hi "},{"format":{"type":"bold"},"text":"bold"}]}"#)
+        XCTAssertEqual(C.take(chat_parse_markdown("plain text")), "{}")
+        XCTAssertEqual(C.take(chat_parse_markdown(nil)), "{}")
+    }
+
+    func testParseServer() {
+        XCTAssertEqual(
+            C.take(chat_parse_server("smp://0YuTwO05YJWS8rkjn9eLJDjQhFKvIYd8d4xG8X1blIU=@smp8.simplex.im")),
+            #"{"serverAddress":{"serverProtocol":"smp","hostnames":["smp8.simplex.im"],"port":"","keyHash":"0YuTwO05YJWS8rkjn9eLJDjQhFKvIYd8d4xG8X1blIU=","basicAuth":""},"parseError":""}"#
+        )
+        XCTAssertEqual(
+            C.take(chat_parse_server("xftp://0YuTwO05YJWS8rkjn9eLJDjQhFKvIYd8d4xG8X1blIU=:pass@a.example,b.example:443")),
+            #"{"serverAddress":{"serverProtocol":"xftp","hostnames":["a.example","b.example"],"port":"443","keyHash":"0YuTwO05YJWS8rkjn9eLJDjQhFKvIYd8d4xG8X1blIU=","basicAuth":"pass"},"parseError":""}"#
+        )
+        let bad = C.json(chat_parse_server("smp://a@b"))
+        XCTAssertNil(bad["serverAddress"])
+        XCTAssertFalse((bad["parseError"] as? String ?? "").isEmpty)
+    }
+
+    func testParseURI() {
+        XCTAssertEqual(
+            C.take(chat_parse_uri("https://example.com/page?ref=123", 0)),
+            #"{"uriInfo":{"scheme":"https","sanitized":"https://example.com/page"},"parseError":""}"#)
+        XCTAssertEqual(
+            C.take(chat_parse_uri("https://example.com/page?q=query", 1)), #"{"uriInfo":{"scheme":"https"},"parseError":""}"#)
+        XCTAssertEqual(
+            C.take(chat_parse_uri("https://example.com/page/a123?source=abc", 0)),
+            #"{"uriInfo":{"scheme":"https","sanitized":"https://example.com/page/a123"},"parseError":""}"#)
+        XCTAssertEqual(
+            C.take(chat_parse_uri("https://example.com/page/a123?source=abc", 1)),
+            #"{"uriInfo":{"scheme":"https"},"parseError":""}"#)
+        XCTAssertEqual(C.take(chat_parse_uri("ftp://example.com", 0)), #"{"parseError":"Unsupported URI scheme: ftp"}"#)
+        XCTAssertFalse((C.json(chat_parse_uri("not a link", 0))["parseError"] as? String ?? "").isEmpty)
     }
 }

@@ -1,5 +1,6 @@
-/// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. The embedded core has no markdown parser,
-/// quotes, mentions or reactions yet, so `formattedText` and `quotedItem` are absent and the maps and lists are empty.
+/// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. The embedded core has no quotes, mentions
+/// or reactions yet, so `quotedItem` is absent and the maps and lists are empty; `formattedText` is the markdown of the
+/// text, absent for plain text.
 public struct ChatItem: Hashable, Sendable, JSONEncodable {
     public var chatDir: CIDirection
     public var meta: CIMeta
@@ -9,7 +10,7 @@ public struct ChatItem: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue {
         .record([
             "chatDir": chatDir.json, "meta": meta.json, "content": content.json, "mentions": .object([]),
-            "reactions": .array([]), "file": file?.json,
+            "formattedText": msgContent?.formattedText, "reactions": .array([]), "file": file?.json,
         ])
     }
 

@@ -409,7 +409,7 @@ extension ChatRepository {
         let deletable = chat.deletable(sent: isSent)
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
-            itemForwarded: forwarded, itemEdited: row[6].integer == 1, userMention: false, hasLink: false,
+            itemForwarded: forwarded, itemEdited: row[6].integer == 1, userMention: false, hasLink: mc.hasLink,
             deletable: deletable, editable: deletable && forwarded == nil, createdAt: created, updatedAt: updated)
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
