@@ -133,6 +133,7 @@ public struct StoreError: Hashable, Sendable {
     static func noteFolderNotFound(noteFolderId: Int64) -> StoreError {
         StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
     }
+    static let invalidQuote = StoreError(.invalidQuote)
     static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])

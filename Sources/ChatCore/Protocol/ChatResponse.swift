@@ -54,6 +54,8 @@ public enum ChatResponse: Equatable, Sendable {
     case chatItemNotChanged(user: User, chatItem: AChatItem)
     case chatItemsDeleted(user: User, chatItemDeletions: [ChatItemDeletion], byUser: Bool, timed: Bool)
     case forwardPlan(user: User, itemsCount: Int64, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
+    case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
+    case itemsReadForChat(user: User, chatInfo: ChatInfo)
 
     /// The `type` tag.
     public var type: String {
@@ -101,6 +103,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItemNotChanged: "chatItemNotChanged"
         case .chatItemsDeleted: "chatItemsDeleted"
         case .forwardPlan: "forwardPlan"
+        case .chatItemReaction: "chatItemReaction"
+        case .itemsReadForChat: "itemsReadForChat"
         }
     }
 
@@ -175,6 +179,9 @@ public enum ChatResponse: Equatable, Sendable {
                     "user": user.json, "itemsCount": .integer(count), "chatItemIds": .array(ids.map(\.json)),
                     "forwardConfirmation": confirmation?.json,
                 ])
+        case .chatItemReaction(let user, let added, let reaction):
+            .tagged(type, ["user": user.json, "added": .bool(added), "reaction": reaction.json])
+        case .itemsReadForChat(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
         }
     }
 }
