@@ -312,3 +312,51 @@ final class GroupItemTests: XCTestCase {
         XCTAssertEqual(none["chatItems"]?.arrayValue?.count, 0)
     }
 }
+
+/// The file records a remote controller's `getFile` is checked against (xrcp.md §11.3).
+final class RecordedFileTests: XCTestCase {
+    func testOnlyTheActiveUsersRecordsAsStored() async throws {
+        let h = try EngineHarness()
+        let source = try CanonicalJSON.parse(#"{"filePath":"a.txt"}"#)
+        func recorded(_ userId: Int64 = 1, _ fileId: Int64 = 1, sent: Bool = true, _ s: CanonicalJSON? = nil) async
+            -> String
+        {
+            switch await h.engine.recordedFilePath(userId: userId, fileId: fileId, sent: sent, fileSource: s ?? source) {
+            case .success(let path): return path
+            case .failure(let e): return EnvelopeJSON.error(e).text
+            }
+        }
+        let none = await recorded()
+        XCTAssertEqual(none, #"{"error":{"type":"error","errorType":{"type":"noActiveUser"}}}"#)
+        await h.startWithUser()
+        let files = h.folder.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        await h.result("/_files_folder \(files.path)", "cmdOk")
+        try Data("hello".utf8).write(to: files.appendingPathComponent("a.txt"))
+        try Data("world".utf8).write(to: files.appendingPathComponent("b.txt"))
+        await h.result(
+            #"/_create *1 json [{"fileSource":{"filePath":"a.txt"},"msgContent":{"type":"file","text":""}}]"#, "newChatItems")
+        await h.result(#"/_group 1 {"displayName":"team","fullName":""}"#, "groupCreated")
+        await h.result(
+            #"/_send #1 json [{"fileSource":{"filePath":"b.txt","cryptoArgs":{"fileKey":"a2V5","fileNonce":"bm9uY2U="}},"msgContent":{"type":"file","text":""}}]"#,
+            "newChatItems")
+        let note = await recorded()
+        XCTAssertEqual(note, "a.txt")
+        let group = await recorded(
+            1, 2, try CanonicalJSON.parse(#"{"filePath":"b.txt","cryptoArgs":{"fileKey":"a2V5","fileNonce":"bm9uY2U="}}"#))
+        XCTAssertEqual(group, "b.txt")
+        let notFound = { (id: Int) in #"{"error":{"type":"errorStore","storeError":{"type":"fileNotFound","fileId":\#(id)}}}"# }
+        // Another path, missing crypto arguments, a received file, an unknown id: all the store's fileNotFound.
+        let otherPath = await recorded(1, 1, try CanonicalJSON.parse(#"{"filePath":"../a.txt"}"#))
+        XCTAssertEqual(otherPath, notFound(1))
+        let noArgs = await recorded(1, 2, try CanonicalJSON.parse(#"{"filePath":"b.txt"}"#))
+        XCTAssertEqual(noArgs, notFound(2))
+        let received = await recorded(1, 1, sent: false)
+        XCTAssertEqual(received, notFound(1))
+        let unknown = await recorded(1, 9)
+        XCTAssertEqual(unknown, notFound(9))
+        let other = await recorded(2)
+        XCTAssertEqual(
+            other, #"{"error":{"type":"error","errorType":{"type":"differentActiveUser","commandUserId":2,"activeUserId":1}}}"#)
+    }
+}
