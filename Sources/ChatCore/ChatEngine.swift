@@ -1,6 +1,7 @@
 public import ChatModel
 public import ChatStore
 internal import SimplexCrypto
+public import SimplexEncoding
 
 /// The embedded chat core: answers the text command API of chat-api.md with the JSON of SimpleX's own core, on its own
 /// SQLite store, and queues its events for `nextEvent` (the C ABI's `chat_send_cmd` and `chat_recv_msg_wait`, §9).
@@ -82,6 +83,19 @@ public actor ChatEngine {
             await events.put(.result(event.json))
         }
         return outcome
+    }
+
+    /// For a remote controller's `getFile` (xrcp.md §11.3): the recorded path (relative to the files folder) of the
+    /// active user's file record `(userId, fileId, sent)` whose source is `fileSource`, or the error to answer with.
+    public func recordedFilePath(userId: Int64, fileId: Int64, sent: Bool, fileSource: CanonicalJSON) -> Result<
+        String, ChatError
+    > {
+        do {
+            return .success(
+                try controller.recordedFilePath(userId: userId, fileId: fileId, sent: sent, fileSource: fileSource))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The next event envelope, or nil when none came within `waitMicroseconds` (`chat_recv_msg_wait`'s empty string).

@@ -1,5 +1,6 @@
 public import Foundation
 public import RemoteChat
+internal import SimplexCrypto
 public import XRCP
 
 /// What a connected controller gets (xrcp.md §11.3): commands run on the core unless they must stay local, events
@@ -33,9 +34,57 @@ public struct SessionBridge: RemoteHostHandler {
         }
     }
 
+    /// `getFile`: only a file the core has a record of, as the request describes it, and only inside the files folder —
+    /// a recorded path that leads out of it (`..`, an absolute path, a symbolic link) is not served.
     public func openFile(_ file: RemoteFile) async throws(RemoteFileError) -> any RemoteFileSource {
-        // Files are served against the core's file records, which the embedded core does not keep yet.
-        throw .chat(Envelope.error(.store(type: "fileNotFound", fields: ["fileId": .integer(file.fileId)])))
+        let recorded = await backend.recordedFilePath(
+            userId: file.userId, fileId: file.fileId, sent: file.sent, fileSource: file.fileSource)
+        let notFound = RemoteFileError.chat(
+            Envelope.error(.store(type: "fileNotFound", fields: ["fileId": .integer(file.fileId)])))
+        let path: String
+        switch recorded {
+        case .success(let p): path = p
+        case .failure(let e): throw .chat(e.bytes)
+        }
+        let folder = filesFolder.standardizedFileURL.resolvingSymlinksInPath()
+        let url = folder.appendingPathComponent(path).standardizedFileURL.resolvingSymlinksInPath()
+        guard !path.hasPrefix("/"), url.pathComponents.count > folder.pathComponents.count,
+            Array(url.pathComponents.prefix(folder.pathComponents.count)) == folder.pathComponents
+        else { throw notFound }
+        do { return try FolderFileSource(url: url) } catch { throw notFound }
+    }
+}
+
+/// A file of the files folder, hashed (SHA-512) before it is streamed; it must fit the protocol's 32-bit size.
+final class FolderFileSource: RemoteFileSource, @unchecked Sendable {
+    // Read by one session stream at a time.
+    let size: UInt32
+    let digest: [UInt8]
+    private let handle: FileHandle
+
+    init(url: URL) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw CocoaError(.fileReadNoSuchFile) }
+        let hash = Digest.SHA512Stream()
+        var total: UInt64 = 0
+        let reader = try FileHandle(forReadingFrom: url)
+        defer { try? reader.close() }
+        while let data = try reader.read(upToCount: 1 << 16), !data.isEmpty {
+            hash.update(Array(data))
+            total += UInt64(data.count)
+        }
+        guard let size = UInt32(exactly: total) else { throw CocoaError(.fileReadTooLarge) }
+        self.size = size
+        digest = hash.finalize()
+        handle = try FileHandle(forReadingFrom: url)
+    }
+
+    func read(max: Int) async throws(RemoteProtocolError) -> [UInt8]? {
+        guard let data = try? handle.read(upToCount: max), !data.isEmpty else {
+            try? handle.close()
+            return nil
+        }
+        return Array(data)
     }
 }
 

@@ -35,4 +35,12 @@ struct EmbeddedCore: ChatBackend {
     func execute(_ line: String) async -> [UInt8] { await engine.execute(line).bytes }
 
     func nextEvent(waitMicroseconds: Int64) async -> [UInt8]? { await engine.nextEvent(waitMicroseconds: waitMicroseconds) }
+
+    func recordedFilePath(userId: Int64, fileId: Int64, sent: Bool, fileSource: CanonicalJSON) async -> Result<
+        String, ChatErrorEnvelope
+    > {
+        await engine.recordedFilePath(userId: userId, fileId: fileId, sent: sent, fileSource: fileSource).mapError {
+            ChatErrorEnvelope(bytes: EnvelopeJSON.error($0).bytes)
+        }
+    }
 }

@@ -214,8 +214,9 @@ def with_our_host(binary, tmp, big):
         conn = ctrl.event("remoteHostConnected")
         check(f"our host, {label}: remoteHostConnected", resp(conn).get("remoteHost", {}).get("hostDeviceName")
               == "e2e-host", conn)
+        return resp(conn).get("remoteHost", {}).get("storePath", "")
 
-    pair("first pairing", known=False)
+    store_path = pair("first pairing", known=False)
     r = ctrl.run("/users")
     check("our host: /users runs on the host's core",
           resp(r).get("type") == "usersList" and r.get("remoteHostId") == 1, r)
@@ -228,9 +229,28 @@ def with_our_host(binary, tmp, big):
     check("our host: 50 MB upload stored", stored and "cryptoArgs" not in resp(r).get("remoteFileSource", {}), r)
     check(f"our host: the uploaded file has the same hash ({FILE_SIZE / up / 1e6:.0f} MB/s)",
           stored and sha256(os.path.join(host_data, "files", stored)) == sha256(big))
+    # Downloads are served against the core's file records: the uploaded file becomes a note's file first.
     request = {"userId": 1, "fileId": 1, "sent": True, "fileSource": {"filePath": stored or "x"}}
     r = ctrl.run("/get remote file 1 " + json.dumps(request))
     check("our host: a download of a file the core has no record of is its store error",
+          resp(r).get("chatError", {}).get("storeError", {}).get("type") == "fileNotFound", r)
+    note = [{"fileSource": {"filePath": stored or "x"}, "msgContent": {"type": "file", "text": "big"}, "mentions": {}}]
+    r = ctrl.run("/_create *1 json " + json.dumps(note))
+    file_id = ((resp(r).get("chatItems") or [{}])[0].get("chatItem", {}).get("file") or {}).get("fileId")
+    check("our host: the uploaded file is a note's file", resp(r).get("type") == "newChatItems" and file_id, r)
+    request["fileId"] = file_id
+    # The upload left a copy in the controller's cache: gone, so that what is checked is what was downloaded.
+    cached = os.path.join(data, "remote_hosts", store_path, "simplex_v1_files", stored or "x")
+    if os.path.exists(cached):
+        os.remove(cached)
+    t0 = time.time()
+    r = ctrl.run("/get remote file 1 " + json.dumps(request), timeout=300)
+    down = time.time() - t0
+    check("our host: 50 MB download of the note's file answers cmdOk", resp(r).get("type") == "cmdOk", r)
+    check(f"our host: the downloaded file has the same hash ({FILE_SIZE / down / 1e6:.0f} MB/s)",
+          os.path.exists(cached) and sha256(cached) == sha256(big))
+    r = ctrl.run("/get remote file 1 " + json.dumps({**request, "sent": False}))
+    check("our host: the record must match the request (sent) or it is fileNotFound",
           resp(r).get("chatError", {}).get("storeError", {}).get("type") == "fileNotFound", r)
     host.send({"corrId": "hs", "cmd": "/stop remote ctrl"})
     host.wait(lambda m: m.get("corrId") == "hs")

@@ -36,7 +36,7 @@ class Core:
     """`simplex-host --json` on its own data folder; every output line is validated as it is read."""
 
     def __init__(self, binary, data, schema):
-        self.schema = schema
+        self.schema, self.data = schema, data
         self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self.lines = queue.Queue()
@@ -221,6 +221,45 @@ def groups_and_tags(core):
     s.step("/_delete #2", "groupDeletedUser")
 
 
+def group_items(core):
+    """A local group's items: the user is the only member, so everything is `groupSnd` and reaches nobody."""
+    s = Scenario(core, "4.3 groups")
+    files = os.path.join(core.data, "files")
+    os.makedirs(files, exist_ok=True)
+    with open(os.path.join(files, "report.txt"), "w") as f:
+        f.write("quarterly")
+    s.step(f"/_files_folder {files}", "cmdOk")
+    first = s.step("/_send #1 text hello", "newChatItems",
+                   ("groupSnd", lambda r: r["chatItems"][0]["chatItem"]["chatDir"]["type"] == "groupSnd"),
+                   ("shared id", lambda r: len(r["chatItems"][0]["chatItem"]["meta"]["itemSharedMsgId"]) == 16))
+    item = first["chatItems"][0]["chatItem"]["meta"]["itemId"]
+    reply = s.step(
+        "/_send #1 live=off ttl=default json " + json.dumps(
+            [{"quotedItemId": item, "msgContent": {"type": "text", "text": "re"}, "mentions": {}},
+             {"fileSource": {"filePath": "report.txt"}, "msgContent": {"type": "file", "text": "the report"}, "mentions": {}}]),
+        "newChatItems",
+        ("quote", lambda r: r["chatItems"][0]["chatItem"]["quotedItem"]["itemId"] == item),
+        ("file", lambda r: r["chatItems"][1]["chatItem"]["file"]["fileSource"]["filePath"] == "report.txt"))
+    second = reply["chatItems"][0]["chatItem"]["meta"]["itemId"]
+    s.step(f"/_update item #1 {item} text hello!", "chatItemUpdated",
+           ("edited", lambda r: r["chatItem"]["chatItem"]["meta"]["itemEdited"]))
+    s.step(f'/_reaction #1 {item} on {{"type":"emoji","emoji":"👍"}}', "chatItemReaction",
+           ("counted", lambda r: r["reaction"]["chatReaction"]["chatItem"]["reactions"][0]["totalReacted"] == 1))
+    s.step(f'/_reaction #1 {item} on {{"type":"emoji","emoji":"👍"}}', "chatCmdError:commandError")
+    s.step(f"/_read chat items #1 {item}", "itemsReadForChat")
+    s.step(f"/_forward plan #1 {item}", "forwardPlan", ("all", lambda r: r["chatItemIds"] == [item]))
+    s.step(f"/_forward *1 #1 {item}", "newChatItems",
+           ("from the group", lambda r: r["chatItems"][0]["chatItem"]["meta"]["itemForwarded"]["type"] == "group"))
+    s.step(f"/_delete item #1 {second} internalMark", "chatItemsDeleted",
+           ("marked", lambda r: r["chatItemDeletions"][0]["toChatItem"]["chatItem"]["meta"]["itemDeleted"]["type"] == "deleted"))
+    s.step(f"/_delete item #1 {second} internal", "chatItemsDeleted",
+           ("removed", lambda r: "toChatItem" not in r["chatItemDeletions"][0]))
+    s.step("#team from the terminal", "newChatItems")
+    s.step("/_get chat #1 count=10", "apiChat", ("three items", lambda r: len(r["chat"]["chatItems"]) == 3))
+    s.step("/_send @1 text hi", "chatCmdError:errorStore:contactNotFound")
+    s.step("/_send #1(_support) text hi", "chatCmdError:commandError")
+
+
 def network(core):
     s = Scenario(core, "4.10")
     s.step("/network", "networkConfig")
@@ -314,7 +353,7 @@ def database_and_storage(binary, schema):
           "\n  " + "\n  ".join(type_errors[:40]))
 
 
-SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, network,
+SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, group_items, network,
              servers_and_operators, refusals]
 
 

@@ -337,9 +337,14 @@ extension ChatController {
         return id
     }
 
-    /// The newest item of a group (from a member, when named) whose text is `text`; chat items are not stored yet.
+    /// The newest item of a group whose text starts with `text`: the user's own, or a named member's — and a local group
+    /// has no other members whose items could be named (`getGroupChatItemIdByText`).
     private func groupItemId(groupId: Int64, memberName: String?, text: String) throws(ChatError) -> Int64 {
-        throw .errorStore(.chatItemNotFoundByText(text: text))
+        let user = try requireStartedUser()
+        guard memberName == nil,
+            let id = try store.newestSentItemId(userId: user.userId, .group(groupId: groupId), textPrefix: text)
+        else { throw .errorStore(.chatItemNotFoundByText(text: text)) }
+        return id
     }
 
     /// The user's note folder (each user has one from creation).

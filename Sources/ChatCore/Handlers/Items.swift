@@ -1,6 +1,7 @@
 // Chat items, chat-api.md §4.3 (and `/_clear chat`, `/_delete` of §4.4 for note folders). The embedded core keeps
-// items for note folders (`*<noteFolderId>`); every handler reaches them through `itemChat`, the one place that maps a
-// chat reference to a chat whose items are stored.
+// items for note folders (`*<noteFolderId>`) and local groups (`#<groupId>`); every handler reaches them through
+// `itemChat`, the one place that maps a chat reference to a chat whose items are stored. Sending to groups and
+// reactions are in GroupItems.swift.
 internal import ChatModel
 internal import Foundation
 
@@ -133,28 +134,17 @@ extension ChatController {
                 sent: true, content: m.msgContent, status: .sndNew, forwarded: nil,
                 file: try m.fileSource.map { (f) throws(ChatError) in try localFile(f) }, ts: ts)
         }
-        return try storeNotes(user, chat, new)
+        return try storeItems(user, chat, new)
     }
 
     /// A report goes to a group's moderators with `/_report`, never through the commands that create or edit items.
-    private func assertAllowedContent(_ mc: MsgContent) throws(ChatError) {
+    func assertAllowedContent(_ mc: MsgContent) throws(ChatError) {
         if case .report = mc { throw .error(.commandError("sending reports via this API is not supported")) }
-    }
-
-    /// Stores new items in a note folder (whose chat time moves to now) and answers `newChatItems`.
-    private func storeNotes(_ user: User, _ chat: ItemChat, _ new: [NewChatItem]) throws(ChatError) -> ChatResponse {
-        let ts = now
-        let (folder, items) = try store.write { () throws(ChatError) in
-            if !new.isEmpty { try store.setNoteFolderChatTs(chat.id, ts) }
-            let items = try new.map { (n) throws(ChatError) in try store.insertItem(userId: user.userId, chat, n, at: ts) }
-            return (try store.noteFolder(userId: user.userId, id: chat.id), items)
-        }
-        return .newChatItems(user: user, chatItems: items.map { AChatItem(chatInfo: .local(folder), chatItem: $0) })
     }
 
     /// A file an item references: it must exist (relative to the files folder) and not exceed the size limit. An
     /// encrypted file's size is its content's, without the authentication tag.
-    private func localFile(_ source: CryptoFile) throws(ChatError) -> NewItemFile {
+    func localFile(_ source: CryptoFile) throws(ChatError) -> NewItemFile {
         let path = fileSystemPath(source.filePath)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             attributes[.type] as? FileAttributeType == .typeRegular, let size = attributes[.size] as? Int64
@@ -178,8 +168,18 @@ extension ChatController {
         let updated = try UpdatedMessage(a.updatedMessage)
         try assertAllowedContent(updated.msgContent)
         let (info, chat) = try itemChat(a.chatRef, user)
-        guard updated.mentions.isEmpty else { throw .error(.commandError("mentions are not supported in this chat")) }
+        switch info {
+        case .group(let group):
+            try requireGroupRole(group, .author)
+            try checkMentions(updated.mentions, user, group.groupId)
+        default:
+            guard updated.mentions.isEmpty else { throw .error(.commandError("mentions are not supported in this chat")) }
+        }
         let item = try store.item(userId: user.userId, chat, id: a.chatItemId)
+        // A group item is edited on the network by its shared id, and only while it is editable (not deleted).
+        if case .group = chat, item.meta.itemSharedMsgId == nil || !item.meta.editable {
+            throw .error(.invalidChatItemUpdate)
+        }
         guard case .sndMsgContent(let old) = item.content else { throw .error(.invalidChatItemUpdate) }
         if old == updated.msgContent {
             return .chatItemNotChanged(user: user, chatItem: AChatItem(chatInfo: info, chatItem: item))
@@ -193,20 +193,47 @@ extension ChatController {
     }
 
     /// `/_delete item <chatRef> <ids> <mode>`: a note is only on this device, so every mode removes it, with its file
-    /// (the core ignores the mode for local chats). Ids not in the chat are reported in a `chatErrors` event and the
-    /// others are deleted.
+    /// (the core ignores the mode for local chats). In a group, `internal` removes, `internalMark` marks deleted, and
+    /// `broadcast` (the user's own deletable items only) removes when the group allows full deletion and marks deleted
+    /// otherwise, as the members would see it. Ids not in the chat are reported in a `chatErrors` event and the others
+    /// are deleted.
     func deleteChatItems(_ a: ChatCommand.APIDeleteChatItem) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let (info, chat) = try itemChat(a.chatRef, user)
         let items = try commandItems(user, chat, a.chatItemIds)
-        try store.write { () throws(ChatError) in
-            for item in items { try store.deleteItem(item.meta.itemId) }
+        var mark = false
+        if case .group(let group) = info {
+            switch a.deleteMode {
+            case .internal: break
+            case .internalMark: mark = true
+            case .broadcast:
+                guard items.allSatisfy({ $0.meta.deletable && $0.meta.itemSharedMsgId != nil }) else {
+                    throw .error(.invalidChatItemDelete)
+                }
+                try requireGroupRole(group, .observer)
+                mark = !featureOn(group, .fullDelete)
+            case .history: throw .error(.commandError("not supported"))
+            }
         }
-        removeFiles(items.compactMap { $0.file?.fileSource?.filePath })
+        let ts = now
+        let marked = try store.write { () throws(ChatError) in
+            try items.map { (item) throws(ChatError) -> ChatItem? in
+                guard mark else {
+                    try store.deleteItem(item, chat)
+                    return nil
+                }
+                try store.markItemDeleted(item.meta.itemId, at: ts)
+                return try store.item(userId: user.userId, chat, id: item.meta.itemId)
+            }
+        }
+        // A marked item keeps its file: it is still there to be revealed.
+        if !mark { removeFiles(items.compactMap { $0.file?.fileSource?.filePath }) }
         return .chatItemsDeleted(
             user: user,
-            chatItemDeletions: items.map {
-                ChatItemDeletion(deletedChatItem: AChatItem(chatInfo: info, chatItem: $0), toChatItem: nil)
+            chatItemDeletions: zip(items, marked).map {
+                ChatItemDeletion(
+                    deletedChatItem: AChatItem(chatInfo: info, chatItem: $0.0),
+                    toChatItem: $0.1.map { AChatItem(chatInfo: info, chatItem: $0) })
             }, byUser: true, timed: false)
     }
 
@@ -234,11 +261,14 @@ extension ChatController {
         for path in paths { try? FileManager.default.removeItem(atPath: fileSystemPath(path)) }
     }
 
-    /// `/_reaction <chatRef> …`: notes take no reactions (the core's "not supported"); other chats are not served.
-    func chatItemReaction(_ a: ChatCommand.APIChatItemReaction, _ command: ChatCommand) throws(ChatError) -> ChatResponse {
-        guard case .local = a.chatRef else { return try unserved(command) }
-        _ = try requireStartedUser()
-        throw .error(.commandError("not supported"))
+    /// `/_reaction <chatRef> …`: group items take reactions; notes do not (the core's "not supported").
+    func chatItemReaction(_ a: ChatCommand.APIChatItemReaction) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        switch a.chatRef {
+        case .group(let groupId, nil): return try groupItemReaction(a, user, groupId)
+        case .direct(let contactId): throw .errorStore(.contactNotFound(contactId: contactId))
+        default: throw .error(.commandError("not supported"))
+        }
     }
 
     // MARK: Forwarding
@@ -257,7 +287,7 @@ extension ChatController {
         var ids: [Int64] = []
         var missing: Int64 = 0
         for item in try commandItems(user, chat, a.chatItemIds) {
-            guard let mc = item.msgContent else { continue }
+            guard item.meta.itemDeleted == nil, let mc = item.msgContent else { continue }
             guard let file = item.file, !fileExists(file) else {
                 ids.append(item.meta.itemId)
                 continue
@@ -275,16 +305,16 @@ extension ChatController {
             forwardConfirmation: missing > 0 ? .filesMissing(filesCount: missing) : nil)
     }
 
-    /// `/_forward <toChatRef> <fromChatRef> <ids>`: into a note folder, from a note folder (the only chats with items).
-    /// A forwarded file is copied into the files folder, so that deleting either note leaves the other's file; without
-    /// its file an item goes as its text, or not at all. With nothing to forward the answer is an empty list, whatever
-    /// the target. The TTL does not apply to notes.
+    /// `/_forward <toChatRef> <fromChatRef> <ids>`: between note folders and local groups, either way. A forwarded
+    /// file is copied into the files folder, so that deleting either item leaves the other's file; without its file an
+    /// item goes as its text, or not at all. With nothing to forward the answer is an empty list, whatever the target.
+    /// Into a group the group's preferences apply as to any message; the TTL is the group's timed messages, off here.
     func forwardChatItems(_ a: ChatCommand.APIForwardChatItems) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
-        let (_, fromChat) = try itemChat(a.fromChatRef, user)
+        let (fromInfo, fromChat) = try itemChat(a.fromChatRef, user)
         var forwards: [(ChatItem, MsgContent, CryptoFile?)] = []
         for item in try commandItems(user, fromChat, a.chatItemIds) {
-            guard let mc = item.msgContent else { continue }
+            guard item.meta.itemDeleted == nil, let mc = item.msgContent else { continue }
             guard let file = item.file else {
                 forwards.append((item, mc, nil))
                 continue
@@ -300,16 +330,30 @@ extension ChatController {
             }
         }
         guard !forwards.isEmpty else { return .newChatItems(user: user, chatItems: []) }
-        let (_, toChat) = try itemChat(a.toChatRef, user)
+        let (toInfo, toChat) = try itemChat(a.toChatRef, user)
         let ts = now
-        var new: [NewChatItem] = []
+        var new: [(ComposedMessage, CIForwardedFrom?, NewItemFile?)] = []
         for (item, mc, source) in forwards {
             let file = try source.map { (f) throws(ChatError) in try localFile(copyForForward(f, mc)) }
-            // An item forwarded before keeps where it first came from.
-            let from = item.meta.itemForwarded.flatMap { $0 == .unknown ? nil : $0 }
-            new.append(NewChatItem(sent: true, content: mc, status: .sndNew, forwarded: from, file: file, ts: ts))
+            // An item forwarded before keeps where it first came from; a group item names its group, a note nothing.
+            let from: CIForwardedFrom? =
+                if let earlier = item.meta.itemForwarded, earlier != .unknown {
+                    earlier
+                } else if case .group(let g) = fromInfo {
+                    .group(
+                        chatName: g.groupProfile.displayName, msgDir: item.chatDir.sent ? "snd" : "rcv", groupId: g.groupId,
+                        chatItemId: item.meta.itemId)
+                } else { nil }
+            var m = ComposedMessage(msgContent: mc)
+            m.fileSource = file?.source
+            new.append((m, from, file))
         }
-        return try storeNotes(user, toChat, new)
+        if case .group(let group) = toInfo {
+            return try sendGroupItems(user, group, new.map { ($0.0, $0.1) }, live: false)
+        }
+        return try storeItems(
+            user, toChat,
+            new.map { NewChatItem(sent: true, content: $0.0.msgContent, status: .sndNew, forwarded: $0.1, file: $0.2, ts: ts) })
     }
 
     /// Copies a forwarded file into the files folder under a free name: media files are renamed as the apps name them
@@ -357,11 +401,21 @@ extension ChatController {
         return .cmdOk(user: user)
     }
 
-    /// `/_read chat items <chatRef> <ids>`: not for notes (the core's "not supported"); other chats are not served.
-    func chatItemsRead(_ a: ChatCommand.APIChatItemsRead, _ command: ChatCommand) throws(ChatError) -> ChatResponse {
-        guard case .local = a.chatRef else { return try unserved(command) }
-        _ = try requireStartedUser()
-        throw .error(.commandError("not supported"))
+    /// `/_read chat items <chatRef> <ids>`: the named unread items of a group become read (a local group's items are
+    /// all the user's own, so none is unread); not for notes (the core's "not supported").
+    func chatItemsRead(_ a: ChatCommand.APIChatItemsRead) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        switch a.chatRef {
+        case .group(_, nil):
+            let (info, chat) = try itemChat(a.chatRef, user)
+            let ts = now
+            try store.write { () throws(ChatError) in
+                try store.markItemsRead(userId: user.userId, chat, ids: a.chatItemIds, at: ts)
+            }
+            return .itemsReadForChat(user: user, chatInfo: info)
+        case .direct(let contactId): throw .errorStore(.contactNotFound(contactId: contactId))
+        default: throw .error(.commandError("not supported"))
+        }
     }
 
     /// `/_unread chat <chatRef> on|off`: the chat's own unread mark.

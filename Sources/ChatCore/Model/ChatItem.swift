@@ -1,16 +1,21 @@
-/// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. The embedded core has no quotes, mentions
-/// or reactions yet, so `quotedItem` is absent and the maps and lists are empty; `formattedText` is the markdown of the
-/// text, absent for plain text.
+public import SimplexEncoding
+
+/// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. `formattedText` is the markdown of the text,
+/// absent for plain text; mentions are not kept yet (a mention is a member's name found in the text), so their map is
+/// empty.
 public struct ChatItem: Hashable, Sendable, JSONEncodable {
     public var chatDir: CIDirection
     public var meta: CIMeta
     public var content: CIContent
+    public var quotedItem: CIQuote?
+    public var reactions: [CIReactionCount] = []
     public var file: CIFile?
 
     public var json: JSONValue {
         .record([
             "chatDir": chatDir.json, "meta": meta.json, "content": content.json, "mentions": .object([]),
-            "formattedText": msgContent?.formattedText, "reactions": .array([]), "file": file?.json,
+            "formattedText": msgContent?.formattedText, "quotedItem": quotedItem?.json, "reactions": .list(reactions),
+            "file": file?.json,
         ])
     }
 
@@ -101,8 +106,12 @@ public struct CIMeta: Hashable, Sendable, JSONEncodable {
     public var itemTs: UTCTime
     public var itemText: String
     public var itemStatus: CIStatus
+    /// The id the item has on the network (base64url of 12 random bytes): group items have one, notes do not.
+    public var itemSharedMsgId: String?
     public var itemForwarded: CIForwardedFrom?
+    public var itemDeleted: CIDeleted?
     public var itemEdited: Bool
+    public var itemLive: Bool?
     public var userMention: Bool
     public var hasLink: Bool
     public var deletable: Bool
@@ -113,9 +122,96 @@ public struct CIMeta: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue {
         .record([
             "itemId": .integer(itemId), "itemTs": itemTs.json, "itemText": .string(itemText), "itemStatus": itemStatus.json,
-            "itemForwarded": itemForwarded?.json, "itemEdited": .bool(itemEdited), "userMention": .bool(userMention),
+            "itemSharedMsgId": itemSharedMsgId.map(JSONValue.string), "itemForwarded": itemForwarded?.json,
+            "itemDeleted": itemDeleted?.json, "itemEdited": .bool(itemEdited), "itemLive": itemLive.map(JSONValue.bool),
+            "userMention": .bool(userMention),
             "hasLink": .bool(hasLink), "deletable": .bool(deletable), "editable": .bool(editable),
             "showGroupAsSender": .bool(false), "createdAt": createdAt.json, "updatedAt": updatedAt.json,
+        ])
+    }
+}
+
+/// CIDeleted (chat-api.md §7.20): an item marked deleted but kept; the user's own deletions are `deleted`.
+public struct CIDeleted: Hashable, Sendable, JSONEncodable {
+    public var deletedTs: UTCTime?
+    /// The chat type the item is in (`group`, `direct`, `local`).
+    public var chatType: String
+
+    public var json: JSONValue { .tagged("deleted", ["deletedTs": deletedTs?.json, "chatType": .string(chatType)]) }
+}
+
+/// CIQuote (chat-api.md §7.19): what a reply quotes, as it was when the reply was sent.
+public struct CIQuote: Hashable, Sendable, JSONEncodable {
+    /// Absent when the sender is unknown; the user's own items in a group are `groupSnd`.
+    public var chatDir: CIDirection?
+    /// The quoted item, while it is still in the chat.
+    public var itemId: Int64?
+    public var sharedMsgId: String?
+    public var sentAt: UTCTime
+    public var content: MsgContent
+
+    public var json: JSONValue {
+        .record([
+            "chatDir": chatDir?.json, "itemId": itemId?.json, "sharedMsgId": sharedMsgId.map(JSONValue.string),
+            "sentAt": sentAt.json, "content": content.json,
+        ])
+    }
+}
+
+/// MsgReaction (chat-api.md §7.24): an emoji, or a reaction type this core does not know, kept as it came.
+public enum MsgReaction: Hashable, Sendable, JSONEncodable {
+    case emoji(String)
+    case unknown(tag: String, json: CanonicalJSON)
+
+    public var json: JSONValue {
+        switch self {
+        case .emoji(let e): .tagged("emoji", ["emoji": .string(e)])
+        case .unknown(_, let json): JSONValue(json)
+        }
+    }
+}
+
+extension MsgReaction {
+    /// Reads a MsgReaction as the core's parser does: an emoji needs its text; another type is kept whole.
+    init(_ input: JSONInput) throws(ChatError) {
+        _ = try input.object()
+        switch try input.string("type") {
+        case "emoji": self = .emoji(try input.string("emoji"))
+        case let tag: self = .unknown(tag: tag, json: input.value)
+        }
+    }
+
+    static func stored(_ text: String) throws(ChatError) -> MsgReaction {
+        guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored MsgReaction")) }
+        return try MsgReaction(JSONInput(json))
+    }
+}
+
+/// CIReactionCount (chat-api.md §7.19): one reaction on an item, how many gave it and whether the user did.
+public struct CIReactionCount: Hashable, Sendable, JSONEncodable {
+    public var reaction: MsgReaction
+    public var userReacted: Bool
+    public var totalReacted: Int64
+
+    public var json: JSONValue {
+        .record(["reaction": reaction.json, "userReacted": .bool(userReacted), "totalReacted": .integer(totalReacted)])
+    }
+}
+
+/// ACIReaction (chat-api.md §7.26): a reaction with the item it is on (as it is after the reaction) and its chat.
+public struct ACIReaction: Hashable, Sendable, JSONEncodable {
+    public var chatInfo: ChatInfo
+    public var chatDir: CIDirection
+    public var chatItem: ChatItem
+    public var sentAt: UTCTime
+    public var reaction: MsgReaction
+
+    public var json: JSONValue {
+        .record([
+            "chatInfo": chatInfo.json,
+            "chatReaction": .record([
+                "chatDir": chatDir.json, "chatItem": chatItem.json, "sentAt": sentAt.json, "reaction": reaction.json,
+            ]),
         ])
     }
 }

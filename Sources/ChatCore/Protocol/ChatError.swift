@@ -133,6 +133,8 @@ public struct StoreError: Hashable, Sendable {
     static func noteFolderNotFound(noteFolderId: Int64) -> StoreError {
         StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
     }
+    static let invalidQuote = StoreError(.invalidQuote)
+    static func fileNotFound(fileId: Int64) -> StoreError { StoreError(.fileNotFound, ["fileId": .integer(fileId)]) }
     static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])

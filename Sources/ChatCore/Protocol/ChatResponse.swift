@@ -56,6 +56,8 @@ public enum ChatResponse: Equatable, Sendable {
     case forwardPlan(user: User, itemsCount: Int64, chatItemIds: [Int64], forwardConfirmation: ForwardConfirmation?)
     case archiveExported(archiveErrors: [ArchiveError])
     case archiveImported(archiveErrors: [ArchiveError])
+    case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
+    case itemsReadForChat(user: User, chatInfo: ChatInfo)
 
     /// The `type` tag.
     public var type: String {
@@ -105,6 +107,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .forwardPlan: "forwardPlan"
         case .archiveExported: "archiveExported"
         case .archiveImported: "archiveImported"
+        case .chatItemReaction: "chatItemReaction"
+        case .itemsReadForChat: "itemsReadForChat"
         }
     }
 
@@ -180,6 +184,9 @@ public enum ChatResponse: Equatable, Sendable {
                     "forwardConfirmation": confirmation?.json,
                 ])
         case .archiveExported(let errors), .archiveImported(let errors): .tagged(type, ["archiveErrors": .list(errors)])
+        case .chatItemReaction(let user, let added, let reaction):
+            .tagged(type, ["user": user.json, "added": .bool(added), "reaction": reaction.json])
+        case .itemsReadForChat(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
         }
     }
 }

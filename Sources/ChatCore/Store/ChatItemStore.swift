@@ -33,6 +33,14 @@ enum ItemChat: Hashable, Sendable {
     /// Whether a sent item may be deleted (and, unless forwarded, edited): the user's own items always, as in the core
     /// (a group item's deletion for everyone reaches nobody: there are no other members).
     func deletable(sent: Bool) -> Bool { sent }
+
+    /// The chat type CIDeleted names.
+    var chatType: String {
+        switch self {
+        case .local: "local"
+        case .group: "group"
+        }
+    }
 }
 
 /// Which of a chat's items a page holds: `content=` and `search=` (empty: all).
@@ -51,6 +59,18 @@ struct NewChatItem {
     var forwarded: CIForwardedFrom?
     var file: NewItemFile?
     var ts: UTCTime
+    /// Group items: the id the item has on the network (12 random bytes).
+    var sharedMsgId: [UInt8]? = nil
+    var live: Bool? = nil
+    var quote: NewQuote? = nil
+}
+
+/// What a new item quotes: the quoted item's shared id, time and content as the quote shows it.
+struct NewQuote {
+    var sharedMsgId: [UInt8]?
+    var sentAt: UTCTime
+    var content: MsgContent
+    var sent: Bool
 }
 
 /// A file record to store with its item.
@@ -82,7 +102,11 @@ extension ChatRepository {
           i.fwd_from_tag, i.fwd_from_chat_name, i.fwd_from_msg_dir, i.fwd_from_contact_id, i.fwd_from_group_id,
           i.fwd_from_chat_item_id, i.created_at, i.updated_at,
           f.file_id, f.file_name, f.file_size, f.file_path, f.file_crypto_key, f.file_crypto_nonce, f.ci_file_status,
-          f.protocol
+          f.protocol,
+          i.shared_msg_id, i.item_deleted, i.item_deleted_ts, i.item_live, i.quoted_shared_msg_id, i.quoted_sent_at,
+          i.quoted_content, i.quoted_sent,
+          (SELECT q.chat_item_id FROM chat_items q
+           WHERE q.group_id = i.group_id AND q.shared_msg_id = i.quoted_shared_msg_id LIMIT 1)
         FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
         """
 
@@ -242,6 +266,17 @@ extension ChatRepository {
         ).isEmpty)
     }
 
+    /// The newest of the user's own items whose text starts with `prefix` (the human forms name items by their text).
+    func newestSentItemId(userId: Int64, _ chat: ItemChat, textPrefix prefix: String) throws(ChatError) -> Int64? {
+        try query(
+            """
+            SELECT chat_item_id FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_sent = 1
+              AND substr(item_text, 1, length(?3)) = ?3
+            ORDER BY chat_item_id DESC LIMIT 1
+            """, [.integer(userId), .integer(chat.id), .text(prefix)]
+        ).first?.first?.integer
+    }
+
     /// The content types present in the chat.
     func contentTags(userId: Int64, _ chat: ItemChat) throws(ChatError) -> [MsgContentTag] {
         try query(
@@ -293,14 +328,19 @@ extension ChatRepository {
             """
             INSERT INTO chat_items (user_id, \(chat.column), item_sent, item_ts, msg_content, msg_content_tag, item_text,
               item_status, fwd_from_tag, fwd_from_chat_name, fwd_from_msg_dir, fwd_from_contact_id, fwd_from_group_id,
-              fwd_from_chat_item_id, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              fwd_from_chat_item_id, created_at, updated_at, shared_msg_id, item_live, quoted_shared_msg_id, quoted_sent_at,
+              quoted_content, quoted_sent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(userId), .integer(chat.id), .integer(new.sent ? 1 : 0), .integer(new.ts.nanosecondsSinceEpoch),
                 .text(new.content.json.rendered), .text(new.content.tag.rawValue), .text(new.content.itemText),
                 .text(new.status.rawValue),
-            ] + forwarded + [time, time])
+            ] + forwarded + [
+                time, time, new.sharedMsgId.map(SQLValue.blob) ?? .null, new.live.map { .integer($0 ? 1 : 0) } ?? .null,
+                new.quote?.sharedMsgId.map(SQLValue.blob) ?? .null, Self.text(new.quote?.sentAt.iso8601),
+                Self.text(new.quote?.content.json.rendered), new.quote.map { .integer($0.sent ? 1 : 0) } ?? .null,
+            ])
         let itemId = db.lastInsertRowID
         if let file = new.file {
             try run(
@@ -340,12 +380,22 @@ extension ChatRepository {
             """, [.text(content.json.rendered), .text(content.tag.rawValue), .text(content.itemText), time, id])
     }
 
-    func deleteItem(_ itemId: Int64) throws(ChatError) {
-        try run("DELETE FROM chat_items WHERE chat_item_id = ?", [.integer(itemId)])
+    /// Deletes an item, and with it the reactions to it (which name it by its shared id, not its row).
+    func deleteItem(_ item: ChatItem, _ chat: ItemChat) throws(ChatError) {
+        if case .group(let groupId) = chat, let shared = item.meta.itemSharedMsgId,
+            let bytes = try? Base64.decode(shared)
+        {
+            try run(
+                "DELETE FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ?", [.integer(groupId), .blob(bytes)])
+        }
+        try run("DELETE FROM chat_items WHERE chat_item_id = ?", [.integer(item.meta.itemId)])
     }
 
     /// Deletes every item of the chat, and with them their files and versions.
     func deleteItems(userId: Int64, _ chat: ItemChat) throws(ChatError) {
+        if case .group(let groupId) = chat {
+            try run("DELETE FROM chat_item_reactions WHERE group_id = ?", [.integer(groupId)])
+        }
         try run("DELETE FROM files WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
         try run("DELETE FROM chat_items WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
     }
@@ -359,10 +409,79 @@ extension ChatRepository {
             """, [.text(now.iso8601), .integer(userId), .integer(chat.id)])
     }
 
+    /// Marks the named unread items read.
+    func markItemsRead(userId: Int64, _ chat: ItemChat, ids: [Int64], at now: UTCTime) throws(ChatError) {
+        for id in ids {
+            try run(
+                """
+                UPDATE chat_items SET item_status = 'rcv_read', updated_at = ?
+                WHERE user_id = ? AND \(chat.column) = ? AND chat_item_id = ? AND item_status = 'rcv_new'
+                """, [.text(now.iso8601), .integer(userId), .integer(chat.id), .integer(id)])
+        }
+    }
+
     // MARK: Rows
 
     private func items(_ sql: String, _ values: [SQLValue], _ chat: ItemChat) throws(ChatError) -> [ChatItem] {
-        try query(sql, values).map { (row) throws(ChatError) in try Self.item(row, chat) }
+        try query(sql, values).map { (row) throws(ChatError) in
+            var item = try Self.item(row, chat)
+            if case .group(let groupId) = chat, let shared = row[23].blob {
+                item.reactions = try reactions(groupId: groupId, sharedMsgId: shared)
+            }
+            return item
+        }
+    }
+
+    // MARK: Reactions
+
+    /// An item's reactions, each with its count, in the order they were first given (`getGroupCIReactions`).
+    func reactions(groupId: Int64, sharedMsgId: [UInt8]) throws(ChatError) -> [CIReactionCount] {
+        try query(
+            """
+            SELECT reaction, max(reaction_sent), count(*) FROM chat_item_reactions
+            WHERE group_id = ? AND shared_msg_id = ? GROUP BY reaction ORDER BY min(chat_item_reaction_id)
+            """, [.integer(groupId), .blob(sharedMsgId)]
+        ).map { (row) throws(ChatError) in
+            guard let text = row[0].text, let count = row[2].integer else {
+                throw .errorStore(.internalError("chat_item_reactions row"))
+            }
+            return CIReactionCount(
+                reaction: try MsgReaction.stored(text), userReacted: row[1].integer == 1, totalReacted: count)
+        }
+    }
+
+    /// The user's own reactions to an item.
+    func userReactions(groupId: Int64, sharedMsgId: [UInt8]) throws(ChatError) -> [MsgReaction] {
+        try query(
+            """
+            SELECT reaction FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ? AND reaction_sent = 1
+            ORDER BY chat_item_reaction_id
+            """, [.integer(groupId), .blob(sharedMsgId)]
+        ).map { (row) throws(ChatError) in try MsgReaction.stored(row.first?.text ?? "") }
+    }
+
+    func setUserReaction(
+        groupId: Int64, sharedMsgId: [UInt8], _ reaction: MsgReaction, add: Bool, at now: UTCTime
+    ) throws(ChatError) {
+        let values: [SQLValue] = [.integer(groupId), .blob(sharedMsgId), .text(reaction.json.rendered)]
+        if add {
+            try run(
+                """
+                INSERT INTO chat_item_reactions (group_id, shared_msg_id, reaction, reaction_sent, reaction_ts, created_at)
+                VALUES (?, ?, ?, 1, ?, ?)
+                """, values + [.text(now.iso8601), .text(now.iso8601)])
+        } else {
+            try run(
+                "DELETE FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ? AND reaction = ? AND reaction_sent = 1",
+                values)
+        }
+    }
+
+    /// Marks an item deleted, keeping it and its file (`markGroupChatItemDeleted`).
+    func markItemDeleted(_ itemId: Int64, at now: UTCTime) throws(ChatError) {
+        try run(
+            "UPDATE chat_items SET item_deleted = 1, item_deleted_ts = ?, updated_at = ? WHERE chat_item_id = ?",
+            [.text(now.iso8601), .text(now.iso8601), .integer(itemId)])
     }
 
     private static func int(_ n: Int64?) -> SQLValue { n.map(SQLValue.integer) ?? .null }
@@ -374,7 +493,7 @@ extension ChatRepository {
     }
 
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
-        guard row.count == 23, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
+        guard row.count == 32, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
             let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
@@ -406,14 +525,25 @@ extension ChatRepository {
                 fileProtocol: proto)
         }
         let isSent = sent == 1
-        let deletable = chat.deletable(sent: isSent)
+        let deleted: CIDeleted? =
+            row[24].integer == 1 ? CIDeleted(deletedTs: time(row[25]), chatType: chat.chatType) : nil
+        // A deleted item can be neither deleted for everyone again nor edited, as in the core (`deletable'`).
+        let deletable = chat.deletable(sent: isSent) && deleted == nil
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
-            itemForwarded: forwarded, itemEdited: row[6].integer == 1, userMention: false, hasLink: mc.hasLink,
-            deletable: deletable, editable: deletable && forwarded == nil, createdAt: created, updatedAt: updated)
+            itemSharedMsgId: row[23].blob.map { Base64.encode($0) }, itemForwarded: forwarded, itemDeleted: deleted,
+            itemEdited: row[6].integer == 1, itemLive: row[26].integer.map { $0 == 1 }, userMention: false,
+            hasLink: mc.hasLink, deletable: deletable, editable: deletable && forwarded == nil, createdAt: created,
+            updatedAt: updated)
+        var quote: CIQuote?
+        if let sentAt = time(row[28]), let quoted = row[29].text {
+            quote = CIQuote(
+                chatDir: row[30].integer == 1 ? chat.direction(sent: true) : nil, itemId: row[31].integer,
+                sharedMsgId: row[27].blob.map { Base64.encode($0) }, sentAt: sentAt, content: try msgContent(quoted))
+        }
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
-            file: file)
+            quotedItem: quote, file: file)
     }
 }
 

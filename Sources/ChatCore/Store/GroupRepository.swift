@@ -218,6 +218,11 @@ struct GroupRepository {
         try run("UPDATE groups SET updated_at = ? WHERE group_id = ?", [.text(ts.iso8601), .integer(groupId)])
     }
 
+    /// The chat's time, which orders the chat list: the newest item's (`updateGroupChatTs`).
+    func setChatTs(_ ts: UTCTime, groupId: Int64) throws(ChatError) {
+        try run("UPDATE groups SET chat_ts = ? WHERE group_id = ?", [.text(ts.iso8601), .integer(groupId)])
+    }
+
     /// The group's own unread mark (`/_unread chat`).
     func setUnreadChat(_ unread: Bool, groupId: Int64, at ts: UTCTime) throws(ChatError) {
         try run(
