@@ -317,10 +317,15 @@ def database_and_storage(binary, schema):
         gid = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated")["groupInfo"]["groupId"]
         s.step('/_create tag {"emoji":"💼","text":"Work"}', "chatTags")
         s.step(f"/_tags #{gid} 1", "tagsUpdated")
-        # Notes and their files join this scenario with the chat items (`/_create *1 …`, `/_get chat *1 count=10`).
         photo = bytes(range(256)) * 1000
         with open(os.path.join(folders["appFilesFolder"], "photo.jpg"), "wb") as f:
             f.write(photo)
+        s.step("/_create *1 text kept through the archive", "newChatItems")
+        s.step('/_create *1 json [{"msgContent":{"type":"image","text":"","image":"data:image/png;base64,AA=="},'
+               '"fileSource":{"filePath":"photo.jpg"}}]', "newChatItems")
+        s.step(f"/_send #{gid} text a group message", "newChatItems")
+        notes_before = core.run("/_get chat *1 count=10")
+        group_before = core.run(f"/_get chat #{gid} count=10")
         s.step(f"/_db export {config}", "chatCmdError:chatNotStopped")
         s.step("/_db delete", "chatCmdError:chatNotStopped")
         s.step("/_stop", "chatStopped")
@@ -346,6 +351,8 @@ def database_and_storage(binary, schema):
         with open(os.path.join(folders["appFilesFolder"], "photo.jpg"), "rb") as f:
             check("§4.11 the files are back", f.read() == photo)
         s.step("/_start", "chatStarted")
+        check("§4.11 notes and their files are back", restarted.run("/_get chat *1 count=10") == notes_before)
+        check("§4.11 group items are back", restarted.run(f"/_get chat #{gid} count=10") == group_before)
         s.step("/_stop", "chatStopped")
         restarted.close()
         type_errors += restarted.type_errors
