@@ -15,6 +15,9 @@ struct DataFolder {
     let url: URL
 
     var databasePrefix: String { url.appendingPathComponent("simplex_v1").path }
+    /// Where the host keeps its pairings when a loaded libsimplex owns `simplex_v1_*`: that core has its own schema
+    /// (the official core's, with its own SQLite inside), so the host's tables live in files of their own.
+    var hostStorePrefix: String { url.appendingPathComponent("simplex_host").path }
     var filesFolder: URL { url.appendingPathComponent("files") }
     private var deviceNameFile: URL { url.appendingPathComponent("device-name") }
 
@@ -96,7 +99,8 @@ final class HostRuntime: Sendable {
         let library = try await Self.loadLibrary(options.coreLibrary, folder: folder)
         let store: ChatStoreActor
         do {
-            store = try ChatStoreActor(prefix: folder.databasePrefix, confirmation: .yesUp)
+            store = try ChatStoreActor(
+                prefix: library == nil ? folder.databasePrefix : folder.hostStorePrefix, confirmation: .yesUp)
             if let library {
                 backend = library
             } else {

@@ -186,7 +186,7 @@ def main():
         gone = ctrl.wait(lambda m: m.get("event") == "stopped", timeout=10)
         check("SIGTERM: the controller sees the session end", gone and gone.get("reason") == "disconnected", gone)
         ctrl.close()
-        check("PRAGMA integrity_check is ok on every database", integrity(data) == ["ok", "ok"], integrity(data))
+        check("PRAGMA integrity_check is ok on every database", len(integrity(data)) >= 2 and set(integrity(data)) == {"ok"}, integrity(data))
         modes = {os.path.basename(p): oct(os.stat(p).st_mode & 0o777) for p in glob.glob(os.path.join(data, "*"))}
         check("the data folder is private (0700)", oct(os.stat(data).st_mode & 0o777) == "0o700")
         check("the databases are private (0600)",
