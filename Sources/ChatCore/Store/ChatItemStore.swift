@@ -423,29 +423,38 @@ extension ChatRepository {
     func insertNotes(userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime) throws(ChatError) {
         do {
             try db.transaction { () throws(SQLiteError) in
-                let insert = try db.prepare(
-                    """
-                    INSERT INTO chat_items (user_id, note_folder_id, item_sent, item_ts, msg_content, msg_content_tag, item_text,
-                      item_status, created_at, updated_at)
-                    VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
-                    """)
-                var ts = start
-                for text in texts {
-                    let time = SQLValue.text(ts.iso8601)
-                    try insert.bind([
-                        .integer(userId), .integer(noteFolderId), .integer(ts.nanosecondsSinceEpoch),
-                        .text(MsgContent.text(text).json.rendered), .text(text), time, time,
-                    ])
-                    while try insert.step() {}
-                    ts = ts.adding(seconds: 1)
-                }
+                let end = try insertSentTexts(userId: userId, .local(noteFolderId: noteFolderId), texts: texts, from: start)
                 try db.run(
-                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(ts.iso8601), .integer(noteFolderId)])
+                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(end.iso8601), .integer(noteFolderId)])
             }
         } catch {
             switch error {
             case .sqlite(let e), .body(let e): throw .database(e)
             }
         }
+    }
+
+    /// Stores sent text items in a chat with one prepared statement, one second apart from `start`; returns the time
+    /// after the last one. Call inside a transaction.
+    func insertSentTexts(userId: Int64, _ chat: ItemChat, texts: some Sequence<String>, from start: UTCTime)
+        throws(SQLiteError) -> UTCTime
+    {
+        let insert = try db.prepare(
+            """
+            INSERT INTO chat_items (user_id, \(chat.column), item_sent, item_ts, msg_content, msg_content_tag, item_text,
+              item_status, created_at, updated_at)
+            VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
+            """)
+        var ts = start
+        for text in texts {
+            let time = SQLValue.text(ts.iso8601)
+            try insert.bind([
+                .integer(userId), .integer(chat.id), .integer(ts.nanosecondsSinceEpoch),
+                .text(MsgContent.text(text).json.rendered), .text(text), time, time,
+            ])
+            while try insert.step() {}
+            ts = ts.adding(seconds: 1)
+        }
+        return ts
     }
 }

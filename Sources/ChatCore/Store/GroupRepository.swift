@@ -62,9 +62,13 @@ struct GroupRepository {
 
     /// All the user's groups, oldest first.
     func groups(userId: Int64) throws(ChatError) -> [GroupInfo] {
-        try query(Self.groupColumns + " WHERE g.user_id = ? ORDER BY g.group_id", [.integer(userId)]).map {
-            (row) throws(ChatError) in try groupInfo(row)
-        }
+        let (sql, values) = Self.groupsQuery(userId: userId)
+        return try query(sql, values).map { (row) throws(ChatError) in try groupInfo(row) }
+    }
+
+    /// The statement of `groups(userId:)`, for the benchmark.
+    static func groupsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (groupColumns + " WHERE g.user_id = ? ORDER BY g.group_id", [.integer(userId)])
     }
 
     /// A member of the user's group (the user's own membership included), or nil.
@@ -341,8 +345,12 @@ struct GroupRepository {
     }
 
     func groupChatTags(_ groupId: Int64) throws(ChatError) -> [Int64] {
-        try query("SELECT chat_tag_id FROM chat_tags_chats WHERE group_id = ? ORDER BY chat_tag_id", [.integer(groupId)])
-            .compactMap { $0.first?.integer }
+        let (sql, values) = Self.groupChatTagsQuery(groupId)
+        return try query(sql, values).compactMap { $0.first?.integer }
+    }
+
+    static func groupChatTagsQuery(_ groupId: Int64) -> (String, [SQLValue]) {
+        ("SELECT chat_tag_id FROM chat_tags_chats WHERE group_id = ? ORDER BY chat_tag_id", [.integer(groupId)])
     }
 
     // MARK: Rows
@@ -419,4 +427,34 @@ struct GroupRepository {
 extension SQLValue {
     fileprivate static func flag(_ b: Bool) -> SQLValue { .integer(b ? 1 : 0) }
     fileprivate static func maybe(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+}
+
+extension GroupRepository {
+    /// Creates `count` groups of the user in one transaction, each as `/_group` creates it, `spacing` seconds apart
+    /// from `start`; every `itemsEvery`-th group also gets `itemsPerGroup` sent texts a second apart, its chat time moved
+    /// past them as a new item moves it. How the benchmark fills a chat list.
+    func insertGroups(
+        user: User, count: Int, from start: UTCTime, spacing: Int64, itemsEvery: Int, itemsPerGroup: Int
+    ) throws(ChatError) {
+        let items = ChatRepository(db: db)
+        try items.write { () throws(ChatError) in
+            for n in 1...max(1, count) {
+                let ts = start.adding(seconds: Int64(n - 1) * spacing)
+                // A member id unique in its group, 12 bytes as the core makes it; the number keeps the fill repeatable.
+                let memberId = Base64.encode(Array("member \(n)".utf8.prefix(12)))
+                let info = try createGroup(
+                    user: user, profile: GroupProfile(displayName: "group \(n)"), incognito: nil, memberId: memberId, at: ts)
+                guard itemsEvery > 0, n % itemsEvery == 0 else { continue }
+                let texts = (1...max(1, itemsPerGroup)).map { "message \($0) in group \(n)" }
+                do throws(SQLiteError) {
+                    let end = try items.insertSentTexts(
+                        userId: user.userId, .group(groupId: info.groupId), texts: texts, from: ts.adding(seconds: 1))
+                    try db.run(
+                        "UPDATE groups SET chat_ts = ? WHERE group_id = ?", [.text(end.iso8601), .integer(info.groupId)])
+                } catch {
+                    throw .database(error)
+                }
+            }
+        }
+    }
 }
