@@ -3,7 +3,7 @@ internal import SimplexEncoding
 /// A JSON value as the core writes it (chat-api.md §2): compact, strings escaped as aeson escapes them, and objects
 /// in the order their fields were added, which is the Haskell record order of the official core's instances.
 /// Values taken from a client verbatim (`J.Object` in the core) keep aeson's key order: sorted.
-public indirect enum JSONValue: Hashable, Sendable {
+public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
