@@ -51,20 +51,16 @@ public enum ItemStoreProbe {
         ] + ChatRepository.navigationQueries(userId: userId, chat, .none, after: last).map(Statement.init)
     }
 
-    /// `/_get chats <userId>`: the folders, and for each its unread stats and last item; the groups, and for each its
-    /// tags, unread stats and last item.
+    /// `/_get chats <userId>`: the folders, and for each its unread stats and last item; the groups with their tags,
+    /// and the unread stats and last items of all of them.
     public static func chatList(_ db: SQLiteDatabase, userId: Int64) throws(ChatError) -> [Statement] {
         var statements = [Statement(sql: ChatRepository.noteFoldersQuery, values: [.integer(userId)])]
         for folder in try ChatRepository(db: db).noteFolders(userId: userId) {
             statements += preview(userId: userId, .local(noteFolderId: folder.noteFolderId))
         }
-        statements.append(Statement(GroupRepository.groupsQuery(userId: userId)))
-        for group in try GroupRepository(db: db).groups(userId: userId) {
-            statements.append(Statement(GroupRepository.groupChatTagsQuery(group.groupId)))
-        }
-        for group in try GroupRepository(db: db).groups(userId: userId) {
-            statements += preview(userId: userId, .group(groupId: group.groupId))
-        }
+        statements += GroupRepository.groupsQueries(userId: userId).map(Statement.init)
+        statements.append(Statement(ChatRepository.groupUnreadStatsQuery(userId: userId)))
+        statements.append(Statement(ChatRepository.groupLastItemsQuery(userId: userId)))
         return statements
     }
 

@@ -60,6 +60,12 @@ struct NewItemFile {
     var source: CryptoFile
 }
 
+/// A chat list row's view of a chat's items: its unread stats and newest item.
+struct ChatPreview {
+    var unread: (count: Int64, minId: Int64) = (0, 0)
+    var lastItem: ChatItem?
+}
+
 /// The position of an item in its chat's order: (item_ts, chat_item_id).
 struct ItemPosition: Hashable, Sendable {
     var ts: Int64
@@ -77,14 +83,15 @@ extension UTCTime {
 }
 
 extension ChatRepository {
-    private static let itemColumns = """
+    private static let itemColumnList = """
         SELECT i.chat_item_id, i.item_sent, i.item_ts, i.msg_content, i.item_text, i.item_status, i.item_edited,
           i.fwd_from_tag, i.fwd_from_chat_name, i.fwd_from_msg_dir, i.fwd_from_contact_id, i.fwd_from_group_id,
           i.fwd_from_chat_item_id, i.created_at, i.updated_at,
           f.file_id, f.file_name, f.file_size, f.file_path, f.file_crypto_key, f.file_crypto_nonce, f.ci_file_status,
           f.protocol
-        FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
         """
+    private static let itemColumnCount = 23
+    private static let itemColumns = itemColumnList + " FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id"
 
     /// `WHERE` for a chat's items under a filter, with its values.
     private static func chatCondition(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter) -> (String, [SQLValue]) {
@@ -163,7 +170,56 @@ extension ChatRepository {
         return (sql + " AND item_status = 'rcv_new'", values)
     }
 
+    /// Each of the user's groups with unread items: its id, their count and the smallest id. Groups without unread
+    /// items have no row.
+    static func groupUnreadStatsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (
+            """
+            SELECT g.group_id, count(*), min(i.chat_item_id) FROM groups g
+            JOIN chat_items i ON i.user_id = g.user_id AND i.group_id = g.group_id AND i.item_status = 'rcv_new'
+            WHERE g.user_id = ? GROUP BY g.group_id
+            """, [.integer(userId)]
+        )
+    }
+
+    /// The newest item of each of the user's groups that has items, with the group's id last.
+    static func groupLastItemsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (
+            itemColumnList + """
+                , g.group_id
+                FROM groups g
+                JOIN chat_items i ON i.chat_item_id = (
+                  SELECT l.chat_item_id FROM chat_items l WHERE l.user_id = g.user_id AND l.group_id = g.group_id
+                  ORDER BY l.item_ts DESC, l.chat_item_id DESC LIMIT 1)
+                LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
+                WHERE g.user_id = ?
+                """, [.integer(userId)]
+        )
+    }
+
     // MARK: Reading
+
+    /// The chat list's view of all the user's groups, by group id: each group's unread stats and newest item, from
+    /// two statements for all of them (where `unreadStats` and `lastItem` would be two for each).
+    func groupPreviews(userId: Int64) throws(ChatError) -> [Int64: ChatPreview] {
+        var previews: [Int64: ChatPreview] = [:]
+        let (statsSQL, statsValues) = Self.groupUnreadStatsQuery(userId: userId)
+        for row in try query(statsSQL, statsValues) {
+            guard row.count == 3, let id = row[0].integer, let count = row[1].integer, let minId = row[2].integer else {
+                throw .errorStore(.internalError("unread stats row"))
+            }
+            previews[id, default: ChatPreview()].unread = (count, minId)
+        }
+        let (itemsSQL, itemsValues) = Self.groupLastItemsQuery(userId: userId)
+        for row in try query(itemsSQL, itemsValues) {
+            guard row.count == Self.itemColumnCount + 1, let id = row[Self.itemColumnCount].integer else {
+                throw .errorStore(.internalError("chat_items row"))
+            }
+            previews[id, default: ChatPreview()].lastItem = try Self.item(
+                Array(row.prefix(Self.itemColumnCount)), .group(groupId: id))
+        }
+        return previews
+    }
 
     /// The last `count` items, oldest first.
     func lastItems(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, count: Int64) throws(ChatError) -> [ChatItem] {
@@ -374,7 +430,7 @@ extension ChatRepository {
     }
 
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
-        guard row.count == 23, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
+        guard row.count == itemColumnCount, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
             let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
