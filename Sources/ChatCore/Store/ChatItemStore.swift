@@ -429,12 +429,26 @@ extension ChatRepository {
         return try MsgContent(JSONInput(json))
     }
 
+    /// The stored JSON of a text message up to its quoted text, as `MsgContent.json` renders it: an empty text's
+    /// rendering without its `""}`.
+    private static let textContentPrefix: [UInt8] = Array(MsgContent.text("").json.renderedBytes.dropLast(3))
+
+    /// An item's stored content. A text message, the commonest, is taken from the item's text when the stored JSON
+    /// is exactly what that text renders to; anything else is parsed.
+    private static func msgContent(_ stored: String, itemText: String) throws(ChatError) -> MsgContent {
+        var expected = textContentPrefix
+        CanonicalJSON.appendQuoted(itemText, to: &expected)
+        expected.append(UInt8(ascii: "}"))
+        if stored.utf8.elementsEqual(expected) { return .text(itemText) }
+        return try msgContent(stored)
+    }
+
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
         guard row.count == itemColumnCount, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
             let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
-        let mc = try msgContent(mcText)
+        let mc = try msgContent(mcText, itemText: text)
         var forwarded: CIForwardedFrom?
         switch row[7].text {
         case "unknown": forwarded = .unknown
