@@ -171,12 +171,13 @@ extension ChatRepository {
     }
 
     /// Each of the user's groups with unread items: its id, their count and the smallest id. Groups without unread
-    /// items have no row.
+    /// items have no row. `CROSS JOIN` keeps the groups outside, so each group's unread items are one index range;
+    /// otherwise SQLite reads every item of every group to find the unread ones.
     static func groupUnreadStatsQuery(userId: Int64) -> (String, [SQLValue]) {
         (
             """
             SELECT g.group_id, count(*), min(i.chat_item_id) FROM groups g
-            JOIN chat_items i ON i.user_id = g.user_id AND i.group_id = g.group_id AND i.item_status = 'rcv_new'
+            CROSS JOIN chat_items i ON i.user_id = g.user_id AND i.group_id = g.group_id AND i.item_status = 'rcv_new'
             WHERE g.user_id = ? GROUP BY g.group_id
             """, [.integer(userId)]
         )
