@@ -30,6 +30,11 @@ public final class SQLiteDatabase {
     /// Closed by `close` and replaced by `reopen` (Storage.swift); while closed, calls fail instead of touching it.
     var handle: OpaquePointer
     var isClosed = false
+    /// Prepared statements of `run` and `query` by their SQL, reset, ready for the next use: preparing a statement
+    /// costs more than running most of them. Raw handles, as a `Statement` would keep its database alive.
+    private var cachedStatements: [String: OpaquePointer] = [:]
+    /// Enough for every statement the store issues with its SQL fixed; beyond it, an arbitrary one makes room.
+    private static let statementCacheLimit = 256
     public let path: String
     /// Whether the file is sealed by the encrypting VFS.
     public let isSealed: Bool
@@ -88,7 +93,16 @@ public final class SQLiteDatabase {
         guard rc == SQLITE_OK else { throw error(rc) }
     }
 
-    deinit { if !isClosed { sqlite3_close_v2(handle) } }
+    deinit {
+        finalizeCachedStatements()
+        if !isClosed { sqlite3_close_v2(handle) }
+    }
+
+    /// Drops the prepared statements; before the connection closes, as they belong to it.
+    func finalizeCachedStatements() {
+        for statement in cachedStatements.values { sqlite3_finalize(statement) }
+        cachedStatements = [:]
+    }
 
     func error(_ rc: Int32) -> SQLiteError { SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle))) }
 
@@ -102,19 +116,52 @@ public final class SQLiteDatabase {
     /// Runs one statement with parameters; returns the number of rows it changed.
     @discardableResult
     public func run(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int {
-        let statement = try prepare(sql)
-        try statement.bind(values)
-        while try statement.step() {}
-        return Int(sqlite3_changes(handle))
+        try withCachedStatement(sql, values) { (statement) throws(SQLiteError) in
+            while try statement.step() {}
+            return Int(sqlite3_changes(handle))
+        }
     }
 
     /// Runs a query and returns all its rows.
     public func query(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
-        let statement = try prepare(sql)
+        try withCachedStatement(sql, values) { (statement) throws(SQLiteError) in
+            var rows: [[SQLValue]] = []
+            while try statement.step() { rows.append(statement.row) }
+            return rows
+        }
+    }
+
+    /// Runs `body` on the cached statement of `sql` (prepared on first use) with `values` bound, and puts it back
+    /// reset. A statement in use is out of the cache, so a nested use of the same SQL prepares one of its own.
+    private func withCachedStatement<T>(
+        _ sql: String, _ values: [SQLValue], _ body: (Statement) throws(SQLiteError) -> T
+    ) throws(SQLiteError) -> T {
+        try requireOpen()
+        let raw: OpaquePointer
+        if let cached = cachedStatements.removeValue(forKey: sql) {
+            raw = cached
+        } else {
+            var s: OpaquePointer?
+            let rc = sqlite3_prepare_v2(handle, sql, -1, &s, nil)
+            guard rc == SQLITE_OK, let s else { throw error(rc) }
+            raw = s
+        }
+        let statement = Statement(raw, database: self, finalizes: false)
+        defer {
+            // Reset ends the statement's read of the database; cleared bindings free the bound copies.
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+            if cachedStatements[sql] != nil {
+                sqlite3_finalize(raw)
+            } else {
+                if cachedStatements.count >= Self.statementCacheLimit, let evicted = cachedStatements.popFirst() {
+                    sqlite3_finalize(evicted.value)
+                }
+                cachedStatements[sql] = raw
+            }
+        }
         try statement.bind(values)
-        var rows: [[SQLValue]] = []
-        while try statement.step() { rows.append(statement.row) }
-        return rows
+        return try body(statement)
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
@@ -124,7 +171,7 @@ public final class SQLiteDatabase {
         var s: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &s, nil)
         guard rc == SQLITE_OK, let s else { throw error(rc) }
-        return Statement(s, database: self)
+        return Statement(s, database: self, finalizes: true)
     }
 
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE`): committed when it returns, rolled back when it throws,
@@ -153,17 +200,19 @@ public enum TransactionError<E: Error>: Error {
     case body(E)
 }
 
-/// A prepared statement, finalized when released.
+/// A prepared statement, finalized when released (unless its database keeps it for reuse).
 public final class Statement {
     let handle: OpaquePointer
     let database: SQLiteDatabase
+    private let finalizes: Bool
 
-    init(_ handle: OpaquePointer, database: SQLiteDatabase) {
+    init(_ handle: OpaquePointer, database: SQLiteDatabase, finalizes: Bool) {
         self.handle = handle
         self.database = database
+        self.finalizes = finalizes
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { if finalizes { sqlite3_finalize(handle) } }
 
     public func bind(_ values: [SQLValue]) throws(SQLiteError) {
         sqlite3_reset(handle)
@@ -195,7 +244,11 @@ public final class Statement {
         (0..<sqlite3_column_count(handle)).map { i in
             switch sqlite3_column_type(handle, i) {
             case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
-            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, i)))
+            case SQLITE_TEXT:
+                // By its length: one pass over the bytes, and a NUL inside the text stays.
+                let n = Int(sqlite3_column_bytes(handle, i))
+                guard n > 0, let p = sqlite3_column_text(handle, i) else { return .text("") }
+                return .text(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
             case SQLITE_BLOB:
                 let n = Int(sqlite3_column_bytes(handle, i))
                 guard n > 0, let p = sqlite3_column_blob(handle, i) else { return .blob([]) }

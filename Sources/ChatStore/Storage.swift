@@ -9,6 +9,7 @@ extension SQLiteDatabase {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        finalizeCachedStatements()
         sqlite3_close_v2(handle)
     }
 

@@ -54,7 +54,10 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
     /// `quoted(s)` appended to UTF-8 bytes: renderers building large documents escape in place, byte by byte (every
     /// escaped character is ASCII, so multi-byte sequences pass through untouched).
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + s.utf8.count + 2)
+        // Reserving exactly what one string needs would defeat the array's doubling: a long document would be copied
+        // again and again as it grows.
+        let needed = out.count + s.utf8.count + 2
+        if needed > out.capacity { out.reserveCapacity(Swift.max(needed, out.capacity * 2)) }
         out.append(0x22)
         // Most strings need no escape: one copy of their bytes.
         let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in

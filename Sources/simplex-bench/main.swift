@@ -5,7 +5,9 @@
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
 //   simplex-bench host                       events/s to a controller; a remote /_get chats beside the local one
 //   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
-//   simplex-bench core [N] [--rounds R] [--only C]   the chat core's item queries on N notes (1,000,000)
+//   simplex-bench core [N] [--groups G] [--rounds R] [--only C]
+//                                            the chat core's item queries on N notes (1,000,000) and its chat list
+//                                            with G local groups (10,000)
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
 //   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
 import Foundation
@@ -119,8 +121,13 @@ case "core":
         only = args[i + 1]
         args.removeSubrange(i...i + 1)
     }
+    var groups = 10_000
+    if let i = args.firstIndex(of: "--groups"), i + 1 < args.count, let g = Int(args[i + 1]) {
+        groups = max(0, g)
+        args.removeSubrange(i...i + 1)
+    }
     try await CoreBenchmark.run(
-        items: args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000, rounds: max(1, rounds), only: only)
+        items: args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000, groups: groups, rounds: max(1, rounds), only: only)
 case "files":
     var megabytes = 1000
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
@@ -130,7 +137,7 @@ case "store-encryption":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S]\n"
                 .utf8)
     )
     exit(2)

@@ -11,6 +11,17 @@ final class JSONEncodingTests: XCTestCase {
         XCTAssertEqual(UTCTime(seconds: 0, nanoseconds: 1).iso8601, "1970-01-01T00:00:00.000000001Z")
         XCTAssertEqual(UTCTime(seconds: 951_782_400).iso8601, "2000-02-29T00:00:00Z")
         XCTAssertEqual(UTCTime(seconds: -1).iso8601, "1969-12-31T23:59:59Z")
+        XCTAssertEqual(UTCTime(seconds: 0, nanoseconds: 120_000_000).iso8601, "1970-01-01T00:00:00.12Z")
+        XCTAssertEqual(UTCTime(seconds: 253_402_300_799, nanoseconds: 999_999_999).iso8601, "9999-12-31T23:59:59.999999999Z")
+        // Past four digits of year, the year takes the digits it needs.
+        XCTAssertEqual(UTCTime(seconds: 253_402_300_800).iso8601, "10000-01-01T00:00:00Z")
+    }
+
+    func testIntegersRenderInDecimal() {
+        let values: [Int64] = [0, 7, -7, 10, 1_000_000, .max, .min]
+        XCTAssertEqual(
+            JSONValue.array(values.map(JSONValue.integer)).rendered,
+            "[0,7,-7,10,1000000,9223372036854775807,-9223372036854775808]")
     }
 
     func testUTCTimeParsing() {

@@ -16,6 +16,17 @@ public enum ItemStoreProbe {
         try ChatRepository(db: db).insertNotes(userId: userId, noteFolderId: noteFolderId, texts: texts, from: start)
     }
 
+    /// Creates `count` local groups of `userId`, as `/_group` creates them, `spacing` seconds apart from `start`; every
+    /// `itemsEvery`-th group gets `itemsPerGroup` items. One transaction.
+    public static func fillGroups(
+        _ db: SQLiteDatabase, userId: Int64, count: Int, from start: UTCTime, spacing: Int64, itemsEvery: Int,
+        itemsPerGroup: Int
+    ) throws(ChatError) {
+        guard let user = try ChatRepository(db: db).user(id: userId) else { throw .errorStore(.userNotFound(userId: userId)) }
+        try GroupRepository(db: db).insertGroups(
+            user: user, count: count, from: start, spacing: spacing, itemsEvery: itemsEvery, itemsPerGroup: itemsPerGroup)
+    }
+
     /// `/_get chat *<id> [search=…] count=<n>`: the last page.
     public static func lastPage(userId: Int64, noteFolderId: Int64, count: Int64, search: String = "") -> [Statement] {
         let (sql, values) = ChatRepository.lastItemsQuery(
@@ -40,15 +51,21 @@ public enum ItemStoreProbe {
         ] + ChatRepository.navigationQueries(userId: userId, chat, .none, after: last).map(Statement.init)
     }
 
-    /// `/_get chats <userId>`: the folders, and for each its unread stats and last item.
+    /// `/_get chats <userId>`: the folders, and for each its unread stats and last item; the groups with their tags,
+    /// and the unread stats and last items of all of them.
     public static func chatList(_ db: SQLiteDatabase, userId: Int64) throws(ChatError) -> [Statement] {
         var statements = [Statement(sql: ChatRepository.noteFoldersQuery, values: [.integer(userId)])]
         for folder in try ChatRepository(db: db).noteFolders(userId: userId) {
-            let chat = ItemChat.local(noteFolderId: folder.noteFolderId)
-            statements.append(unreadStatement(userId: userId, chat))
-            statements.append(Statement(ChatRepository.lastItemsQuery(userId: userId, chat, .none, count: 1)))
+            statements += preview(userId: userId, .local(noteFolderId: folder.noteFolderId))
         }
+        statements += GroupRepository.groupsQueries(userId: userId).map(Statement.init)
+        statements.append(Statement(ChatRepository.groupUnreadStatsQuery(userId: userId)))
+        statements.append(Statement(ChatRepository.groupLastItemsQuery(userId: userId)))
         return statements
+    }
+
+    private static func preview(userId: Int64, _ chat: ItemChat) -> [Statement] {
+        [unreadStatement(userId: userId, chat), Statement(ChatRepository.lastItemsQuery(userId: userId, chat, .none, count: 1))]
     }
 
     private static func itemStatement(userId: Int64, _ chat: ItemChat, _ id: Int64) -> Statement {

@@ -37,18 +37,21 @@ extension ChatController {
             }
         }
         chats += try groupChats(user, query: a.query)
-        chats.sort { $0.chatInfo.chatTs > $1.chatInfo.chatTs }
+        // Positions are sorted by their chats' times and paged, then the page's chats taken: a row is large, and
+        // moving thousands of them while sorting cost more than the rest of the list.
+        let times = chats.map(\.chatInfo.chatTs)
+        var order = chats.indices.sorted { times[$0] > times[$1] }
         switch a.pagination ?? .last(count: 5000) {
         case .last(let count):
-            chats = Array(chats.prefix(Int(clamping: count)))
+            order = Array(order.prefix(Int(clamping: count)))
         case .after(let time, let count):
             let t = try paginationTime(time)
-            chats = Array(chats.filter { $0.chatInfo.chatTs > t }.suffix(Int(clamping: count)))
+            order = Array(order.filter { times[$0] > t }.suffix(Int(clamping: count)))
         case .before(let time, let count):
             let t = try paginationTime(time)
-            chats = Array(chats.filter { $0.chatInfo.chatTs < t }.prefix(Int(clamping: count)))
+            order = Array(order.filter { times[$0] < t }.prefix(Int(clamping: count)))
         }
-        return .apiChats(user: user, chats: chats)
+        return .apiChats(user: user, chats: order.map { chats[$0] })
     }
 
     /// A chat list row: the chat, its newest item, its unread stats.

@@ -206,8 +206,13 @@ extension ChatController {
             default: break
             }
         }
-        let chats = try groups.map { (group) throws(ChatError) in
-            try chatPreview(user, .group(group), .group(groupId: group.groupId), unreadChat: group.unreadChat)
+        let previews = try store.groupPreviews(userId: user.userId)
+        let chats = groups.map { group in
+            let preview = previews[group.groupId] ?? ChatPreview()
+            return AChat(
+                chatInfo: .group(group), chatItems: preview.lastItem.map { [$0] } ?? [],
+                chatStats: ChatStats(
+                    unreadCount: preview.unread.count, minUnreadItemId: preview.unread.minId, unreadChat: group.unreadChat))
         }
         // A group is unread when marked so or when it has unread items, known once its row is built.
         return unreadOnly ? chats.filter { $0.chatStats.unreadChat || $0.chatStats.unreadCount > 0 } : chats

@@ -3,7 +3,7 @@ internal import SimplexEncoding
 /// A JSON value as the core writes it (chat-api.md §2): compact, strings escaped as aeson escapes them, and objects
 /// in the order their fields were added, which is the Haskell record order of the official core's instances.
 /// Values taken from a client verbatim (`J.Object` in the core) keep aeson's key order: sorted.
-public indirect enum JSONValue: Hashable, Sendable {
+public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -27,7 +27,7 @@ public indirect enum JSONValue: Hashable, Sendable {
         switch self {
         case .null: out += Self.nullBytes
         case .bool(let b): out += b ? Self.trueBytes : Self.falseBytes
-        case .integer(let n): out += String(n).utf8
+        case .integer(let n): Self.appendDecimal(n, to: &out)
         case .number(let text): out += text.utf8
         case .string(let s): CanonicalJSON.appendQuoted(s, to: &out)
         case .array(let items):
@@ -47,6 +47,19 @@ public indirect enum JSONValue: Hashable, Sendable {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// `n` in decimal, written in place: a page has several integers per item, and a chat list several per chat.
+    private static func appendDecimal(_ n: Int64, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        // The magnitude as unsigned, so that Int64.min has one.
+        var m = n.magnitude
+        let start = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(m % 10))
+            m /= 10
+        } while m > 0
+        out[start...].reverse()
     }
 
     private static let nullBytes = Array("null".utf8)

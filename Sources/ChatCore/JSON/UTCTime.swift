@@ -47,7 +47,51 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
         let (y, m, d) = Self.civil(fromDays: days)
-        // Digits into one buffer: items carry several times each, and pages are long.
+        guard (0...9999).contains(y) else { return Self.iso8601(y, m, d, secondOfDay, nanoseconds) }
+        // Digits straight into the string's storage: items carry three times each, chat list rows six, and pages and
+        // lists are long.
+        var fraction = nanoseconds
+        var fractionDigits = 9
+        while fraction > 0 && fraction % 10 == 0 {
+            fraction /= 10
+            fractionDigits -= 1
+        }
+        return String(unsafeUninitializedCapacity: 30) { buffer in
+            var i = 0
+            func put(_ n: Int64, _ width: Int) {
+                var v = n
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+                i += width
+            }
+            func put(_ c: Unicode.Scalar) {
+                buffer[i] = UInt8(ascii: c)
+                i += 1
+            }
+            put(y, 4)
+            put("-")
+            put(m, 2)
+            put("-")
+            put(d, 2)
+            put("T")
+            put(secondOfDay / 3600, 2)
+            put(":")
+            put(secondOfDay / 60 % 60, 2)
+            put(":")
+            put(secondOfDay % 60, 2)
+            if fraction > 0 {
+                put(".")
+                put(Int64(fraction), fractionDigits)
+            }
+            put("Z")
+            return i
+        }
+    }
+
+    /// Any year, with as many digits as it takes.
+    private static func iso8601(_ y: Int64, _ m: Int64, _ d: Int64, _ secondOfDay: Int64, _ nanoseconds: Int32) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(30)
         func digits(_ n: Int64, _ width: Int) {
@@ -86,34 +130,30 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Parses ISO-8601 as clients send it: `YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]` then `Z`, `±HH:MM`, `±HHMM` or nothing
     /// (UTC). Returns nil for anything else.
     public init?(iso8601 text: String) {
-        var cursor = Substring(text).utf8[...]
-        func digits(_ n: Int) -> Int64? {
-            guard cursor.count >= n else { return nil }
-            var v: Int64 = 0
-            for _ in 0..<n {
-                let c = cursor.removeFirst()
-                guard (48...57).contains(c) else { return nil }
-                v = v * 10 + Int64(c - 48)
-            }
-            return v
-        }
-        func take(_ c: UInt8) -> Bool {
-            guard cursor.first == c else { return false }
-            cursor.removeFirst()
-            return true
-        }
-        guard let y = digits(4), take(45), let mo = digits(2), take(45), let d = digits(2) else { return nil }
-        guard take(84) || take(32) || take(116), let h = digits(2), take(58), let mi = digits(2) else { return nil }
+        // Over the contiguous bytes: a chat list reads several times for each of thousands of rows.
+        var text = text
+        guard let time = text.withUTF8({ Self.parse(ISO8601Cursor(bytes: $0)) }) else { return nil }
+        self = time
+    }
+
+    private static func parse(_ start: ISO8601Cursor) -> UTCTime? {
+        var cursor = start
+        guard let y = cursor.digits(4), cursor.take(45), let mo = cursor.digits(2), cursor.take(45),
+            let d = cursor.digits(2)
+        else { return nil }
+        guard cursor.take(84) || cursor.take(32) || cursor.take(116), let h = cursor.digits(2), cursor.take(58),
+            let mi = cursor.digits(2)
+        else { return nil }
         var s: Int64 = 0
         var ns: Int64 = 0
-        if take(58) {
-            guard let sec = digits(2) else { return nil }
+        if cursor.take(58) {
+            guard let sec = cursor.digits(2) else { return nil }
             s = sec
-            if take(46) {
+            if cursor.take(46) {
                 var scale: Int64 = 100_000_000
                 var count = 0
                 while let c = cursor.first, (48...57).contains(c) {
-                    cursor.removeFirst()
+                    cursor.index += 1
                     ns += Int64(c - 48) * scale
                     scale /= 10
                     count += 1
@@ -122,17 +162,17 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
             }
         }
         var offset: Int64 = 0
-        if take(90) || take(122) {
+        if cursor.take(90) || cursor.take(122) {
         } else if let sign = cursor.first, sign == 43 || sign == 45 {
-            cursor.removeFirst()
-            guard let oh = digits(2) else { return nil }
-            _ = take(58)
-            guard let om = digits(2) else { return nil }
+            cursor.index += 1
+            guard let oh = cursor.digits(2) else { return nil }
+            _ = cursor.take(58)
+            guard let om = cursor.digits(2) else { return nil }
             offset = (sign == 43 ? 1 : -1) * (oh * 3600 + om * 60)
         }
-        guard cursor.isEmpty, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        guard cursor.isAtEnd, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
         let days = Self.days(fromCivil: y, mo, d)
-        self.init(seconds: days * 86400 + h * 3600 + mi * 60 + s - offset, nanoseconds: Int32(ns))
+        return UTCTime(seconds: days * 86400 + h * 3600 + mi * 60 + s - offset, nanoseconds: Int32(ns))
     }
 
     /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
@@ -155,5 +195,34 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
         let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+}
+
+/// The parser's position in the bytes of an ISO-8601 text.
+private struct ISO8601Cursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    var first: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var isAtEnd: Bool { index >= bytes.count }
+
+    /// Consumes `c` when it comes next.
+    mutating func take(_ c: UInt8) -> Bool {
+        guard first == c else { return false }
+        index += 1
+        return true
+    }
+
+    /// Exactly `n` decimal digits.
+    mutating func digits(_ n: Int) -> Int64? {
+        guard bytes.count - index >= n else { return nil }
+        var v: Int64 = 0
+        for _ in 0..<n {
+            let c = bytes[index]
+            index += 1
+            guard (48...57).contains(c) else { return nil }
+            v = v * 10 + Int64(c - 48)
+        }
+        return v
     }
 }

@@ -80,6 +80,12 @@ struct NewItemFile {
     var source: CryptoFile
 }
 
+/// A chat list row's view of a chat's items: its unread stats and newest item.
+struct ChatPreview {
+    var unread: (count: Int64, minId: Int64) = (0, 0)
+    var lastItem: ChatItem?
+}
+
 /// The position of an item in its chat's order: (item_ts, chat_item_id).
 struct ItemPosition: Hashable, Sendable {
     var ts: Int64
@@ -97,7 +103,7 @@ extension UTCTime {
 }
 
 extension ChatRepository {
-    private static let itemColumns = """
+    private static let itemColumnList = """
         SELECT i.chat_item_id, i.item_sent, i.item_ts, i.msg_content, i.item_text, i.item_status, i.item_edited,
           i.fwd_from_tag, i.fwd_from_chat_name, i.fwd_from_msg_dir, i.fwd_from_contact_id, i.fwd_from_group_id,
           i.fwd_from_chat_item_id, i.created_at, i.updated_at,
@@ -107,8 +113,9 @@ extension ChatRepository {
           i.quoted_content, i.quoted_sent,
           (SELECT q.chat_item_id FROM chat_items q
            WHERE q.group_id = i.group_id AND q.shared_msg_id = i.quoted_shared_msg_id LIMIT 1)
-        FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
         """
+    private static let itemColumnCount = 32
+    private static let itemColumns = itemColumnList + " FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id"
 
     /// `WHERE` for a chat's items under a filter, with its values.
     private static func chatCondition(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter) -> (String, [SQLValue]) {
@@ -187,7 +194,57 @@ extension ChatRepository {
         return (sql + " AND item_status = 'rcv_new'", values)
     }
 
+    /// Each of the user's groups with unread items: its id, their count and the smallest id. Groups without unread
+    /// items have no row. `CROSS JOIN` keeps the groups outside, so each group's unread items are one index range;
+    /// otherwise SQLite reads every item of every group to find the unread ones.
+    static func groupUnreadStatsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (
+            """
+            SELECT g.group_id, count(*), min(i.chat_item_id) FROM groups g
+            CROSS JOIN chat_items i ON i.user_id = g.user_id AND i.group_id = g.group_id AND i.item_status = 'rcv_new'
+            WHERE g.user_id = ? GROUP BY g.group_id
+            """, [.integer(userId)]
+        )
+    }
+
+    /// The newest item of each of the user's groups that has items, with the group's id last.
+    static func groupLastItemsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (
+            itemColumnList + """
+                , g.group_id
+                FROM groups g
+                JOIN chat_items i ON i.chat_item_id = (
+                  SELECT l.chat_item_id FROM chat_items l WHERE l.user_id = g.user_id AND l.group_id = g.group_id
+                  ORDER BY l.item_ts DESC, l.chat_item_id DESC LIMIT 1)
+                LEFT JOIN files f ON f.chat_item_id = i.chat_item_id
+                WHERE g.user_id = ?
+                """, [.integer(userId)]
+        )
+    }
+
     // MARK: Reading
+
+    /// The chat list's view of all the user's groups, by group id: each group's unread stats and newest item, from
+    /// two statements for all of them (where `unreadStats` and `lastItem` would be two for each).
+    func groupPreviews(userId: Int64) throws(ChatError) -> [Int64: ChatPreview] {
+        var previews: [Int64: ChatPreview] = [:]
+        let (statsSQL, statsValues) = Self.groupUnreadStatsQuery(userId: userId)
+        for row in try query(statsSQL, statsValues) {
+            guard row.count == 3, let id = row[0].integer, let count = row[1].integer, let minId = row[2].integer else {
+                throw .errorStore(.internalError("unread stats row"))
+            }
+            previews[id, default: ChatPreview()].unread = (count, minId)
+        }
+        let (itemsSQL, itemsValues) = Self.groupLastItemsQuery(userId: userId)
+        for row in try query(itemsSQL, itemsValues) {
+            guard row.count == Self.itemColumnCount + 1, let id = row[Self.itemColumnCount].integer else {
+                throw .errorStore(.internalError("chat_items row"))
+            }
+            previews[id, default: ChatPreview()].lastItem = try Self.item(
+                Array(row.prefix(Self.itemColumnCount)), .group(groupId: id))
+        }
+        return previews
+    }
 
     /// The last `count` items, oldest first.
     func lastItems(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, count: Int64) throws(ChatError) -> [ChatItem] {
@@ -492,12 +549,26 @@ extension ChatRepository {
         return try MsgContent(JSONInput(json))
     }
 
+    /// The stored JSON of a text message up to its quoted text, as `MsgContent.json` renders it: an empty text's
+    /// rendering without its `""}`.
+    private static let textContentPrefix: [UInt8] = Array(MsgContent.text("").json.renderedBytes.dropLast(3))
+
+    /// An item's stored content. A text message, the commonest, is taken from the item's text when the stored JSON
+    /// is exactly what that text renders to; anything else is parsed.
+    private static func msgContent(_ stored: String, itemText: String) throws(ChatError) -> MsgContent {
+        var expected = textContentPrefix
+        CanonicalJSON.appendQuoted(itemText, to: &expected)
+        expected.append(UInt8(ascii: "}"))
+        if stored.utf8.elementsEqual(expected) { return .text(itemText) }
+        return try msgContent(stored)
+    }
+
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
-        guard row.count == 32, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
+        guard row.count == itemColumnCount, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
             let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
-        let mc = try msgContent(mcText)
+        let mc = try msgContent(mcText, itemText: text)
         var forwarded: CIForwardedFrom?
         switch row[7].text {
         case "unknown": forwarded = .unknown
@@ -599,29 +670,38 @@ extension ChatRepository {
     func insertNotes(userId: Int64, noteFolderId: Int64, texts: some Sequence<String>, from start: UTCTime) throws(ChatError) {
         do {
             try db.transaction { () throws(SQLiteError) in
-                let insert = try db.prepare(
-                    """
-                    INSERT INTO chat_items (user_id, note_folder_id, item_sent, item_ts, msg_content, msg_content_tag, item_text,
-                      item_status, created_at, updated_at)
-                    VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
-                    """)
-                var ts = start
-                for text in texts {
-                    let time = SQLValue.text(ts.iso8601)
-                    try insert.bind([
-                        .integer(userId), .integer(noteFolderId), .integer(ts.nanosecondsSinceEpoch),
-                        .text(MsgContent.text(text).json.rendered), .text(text), time, time,
-                    ])
-                    while try insert.step() {}
-                    ts = ts.adding(seconds: 1)
-                }
+                let end = try insertSentTexts(userId: userId, .local(noteFolderId: noteFolderId), texts: texts, from: start)
                 try db.run(
-                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(ts.iso8601), .integer(noteFolderId)])
+                    "UPDATE note_folders SET chat_ts = ? WHERE note_folder_id = ?", [.text(end.iso8601), .integer(noteFolderId)])
             }
         } catch {
             switch error {
             case .sqlite(let e), .body(let e): throw .database(e)
             }
         }
+    }
+
+    /// Stores sent text items in a chat with one prepared statement, one second apart from `start`; returns the time
+    /// after the last one. Call inside a transaction.
+    func insertSentTexts(userId: Int64, _ chat: ItemChat, texts: some Sequence<String>, from start: UTCTime)
+        throws(SQLiteError) -> UTCTime
+    {
+        let insert = try db.prepare(
+            """
+            INSERT INTO chat_items (user_id, \(chat.column), item_sent, item_ts, msg_content, msg_content_tag, item_text,
+              item_status, created_at, updated_at)
+            VALUES (?, ?, 1, ?, ?, 'text', ?, 'snd_new', ?, ?)
+            """)
+        var ts = start
+        for text in texts {
+            let time = SQLValue.text(ts.iso8601)
+            try insert.bind([
+                .integer(userId), .integer(chat.id), .integer(ts.nanosecondsSinceEpoch),
+                .text(MsgContent.text(text).json.rendered), .text(text), time, time,
+            ])
+            while try insert.step() {}
+            ts = ts.adding(seconds: 1)
+        }
+        return ts
     }
 }

@@ -49,7 +49,7 @@ struct GroupRepository {
     /// The user's group, or nil when the user has no group with that id.
     func groupInfo(userId: Int64, groupId: Int64) throws(ChatError) -> GroupInfo? {
         try query(Self.groupColumns + " WHERE g.user_id = ? AND g.group_id = ?", [.integer(userId), .integer(groupId)])
-            .first.map { (row) throws(ChatError) in try groupInfo(row) }
+            .first.map { (row) throws(ChatError) in try Self.groupInfo(row, chatTags: try groupChatTags(groupId)) }
     }
 
     /// The user's group, or the store's `groupNotFound`.
@@ -61,11 +61,33 @@ struct GroupRepository {
     }
 
     /// All the user's groups, oldest first.
+    /// All the user's groups, oldest first: two statements, the groups and all their tags.
     func groups(userId: Int64) throws(ChatError) -> [GroupInfo] {
-        try query(Self.groupColumns + " WHERE g.user_id = ? ORDER BY g.group_id", [.integer(userId)]).map {
-            (row) throws(ChatError) in try groupInfo(row)
+        var tags: [Int64: [Int64]] = [:]
+        for row in try query(Self.allGroupChatTagsQuery, [.integer(userId)]) {
+            guard let groupId = row[0].integer, let tagId = row[1].integer else { continue }
+            tags[groupId, default: []].append(tagId)
+        }
+        let (sql, values) = Self.groupsQuery(userId: userId)
+        return try query(sql, values).map { (row) throws(ChatError) in
+            try Self.groupInfo(row, chatTags: row[0].integer.flatMap { tags[$0] } ?? [])
         }
     }
+
+    /// The statements of `groups(userId:)`, for the benchmark.
+    static func groupsQueries(userId: Int64) -> [(String, [SQLValue])] {
+        [(allGroupChatTagsQuery, [.integer(userId)]), groupsQuery(userId: userId)]
+    }
+
+    private static func groupsQuery(userId: Int64) -> (String, [SQLValue]) {
+        (groupColumns + " WHERE g.user_id = ? ORDER BY g.group_id", [.integer(userId)])
+    }
+
+    /// The tags of all the user's groups, in each group's order.
+    private static let allGroupChatTagsQuery = """
+        SELECT t.group_id, t.chat_tag_id FROM chat_tags_chats t JOIN groups g ON g.group_id = t.group_id
+        WHERE g.user_id = ? ORDER BY t.group_id, t.chat_tag_id
+        """
 
     /// A member of the user's group (the user's own membership included), or nil.
     func member(userId: Int64, groupId: Int64, groupMemberId: Int64) throws(ChatError) -> GroupMember? {
@@ -386,7 +408,7 @@ struct GroupRepository {
         return json
     }
 
-    private func groupInfo(_ row: [SQLValue]) throws(ChatError) -> GroupInfo {
+    private static func groupInfo(_ row: [SQLValue], chatTags: [Int64]) throws(ChatError) -> GroupInfo {
         guard row.count == Self.groupColumnCount + Self.memberColumnCount, let groupId = row[0].integer,
             let ldn = row[1].text, let alias = row[2].text,
             let ntfs = row[3].text.flatMap(MsgFilter.init(rawValue:)), let created = Self.time(row[13]),
@@ -397,16 +419,16 @@ struct GroupRepository {
         profile.shortDescr = row[17].text
         profile.description = row[18].text
         profile.image = row[19].text
-        profile.publicGroup = try Self.json(row[20])
-        profile.groupPreferences = try Self.json(row[21]).map { (j) throws(ChatError) in try GroupPreferences(JSONInput(j)) }
-        profile.memberAdmission = try Self.json(row[22])
+        profile.publicGroup = try json(row[20])
+        profile.groupPreferences = try json(row[21]).map { (j) throws(ChatError) in try GroupPreferences(JSONInput(j)) }
+        profile.memberAdmission = try json(row[22])
         return GroupInfo(
             groupId: groupId, useRelays: row[7].integer == 1, localDisplayName: ldn, groupProfile: profile,
-            localAlias: alias, membership: try Self.member(row[Self.groupColumnCount...]),
+            localAlias: alias, membership: try member(row[groupColumnCount...]),
             chatSettings: ChatSettings(
                 enableNtfs: ntfs, sendRcpts: row[4].integer.map { $0 == 1 }, favorite: row[5].integer == 1),
             createdAt: created, updatedAt: updated, chatTs: Self.time(row[11]), userMemberProfileSentAt: Self.time(row[12]),
-            chatTags: try groupChatTags(groupId), chatItemTTL: row[10].integer, uiThemes: try Self.json(row[8]),
+            chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: try Self.json(row[8]),
             customData: try Self.json(row[9]), currentMembers: current, membersRequireAttention: 0,
             unreadChat: row[6].integer == 1)
     }
@@ -450,4 +472,34 @@ struct GroupRepository {
 extension SQLValue {
     fileprivate static func flag(_ b: Bool) -> SQLValue { .integer(b ? 1 : 0) }
     fileprivate static func maybe(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+}
+
+extension GroupRepository {
+    /// Creates `count` groups of the user in one transaction, each as `/_group` creates it, `spacing` seconds apart
+    /// from `start`; every `itemsEvery`-th group also gets `itemsPerGroup` sent texts a second apart, its chat time moved
+    /// past them as a new item moves it. How the benchmark fills a chat list.
+    func insertGroups(
+        user: User, count: Int, from start: UTCTime, spacing: Int64, itemsEvery: Int, itemsPerGroup: Int
+    ) throws(ChatError) {
+        let items = ChatRepository(db: db)
+        try items.write { () throws(ChatError) in
+            for n in 1...max(1, count) {
+                let ts = start.adding(seconds: Int64(n - 1) * spacing)
+                // A member id unique in its group, 12 bytes as the core makes it; the number keeps the fill repeatable.
+                let memberId = Base64.encode(Array("member \(n)".utf8.prefix(12)))
+                let info = try createGroup(
+                    user: user, profile: GroupProfile(displayName: "group \(n)"), incognito: nil, memberId: memberId, at: ts)
+                guard itemsEvery > 0, n % itemsEvery == 0 else { continue }
+                let texts = (1...max(1, itemsPerGroup)).map { "message \($0) in group \(n)" }
+                do throws(SQLiteError) {
+                    let end = try items.insertSentTexts(
+                        userId: user.userId, .group(groupId: info.groupId), texts: texts, from: ts.adding(seconds: 1))
+                    try db.run(
+                        "UPDATE groups SET chat_ts = ? WHERE group_id = ?", [.text(end.iso8601), .integer(info.groupId)])
+                } catch {
+                    throw .database(error)
+                }
+            }
+        }
+    }
 }
