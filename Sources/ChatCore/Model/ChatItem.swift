@@ -10,11 +10,13 @@ public struct ChatItem: Hashable, Sendable, JSONEncodable {
     public var quotedItem: CIQuote?
     public var reactions: [CIReactionCount] = []
     public var file: CIFile?
+    /// The markdown of the text, parsed where the item is read (with `meta.hasLink`), not again at each rendering.
+    public var formattedText: JSONValue?
 
     public var json: JSONValue {
         .record([
             "chatDir": chatDir.json, "meta": meta.json, "content": content.json, "mentions": .object([]),
-            "formattedText": msgContent?.formattedText, "quotedItem": quotedItem?.json, "reactions": .list(reactions),
+            "formattedText": formattedText, "quotedItem": quotedItem?.json, "reactions": .list(reactions),
             "file": file?.json,
         ])
     }

@@ -2,15 +2,13 @@ internal import SimplexMarkdown
 
 /// The markdown of an item's text (chat-api.md §7.19 `formattedText`, §7.20 `hasLink`).
 extension MsgContent {
-    /// The parsed text, absent for text without markdown.
-    var formattedText: JSONValue? {
-        Markdown.parse(text).map { $0.json.jsonValue }
-    }
-
-    /// A link preview, or a link in the text.
-    var hasLink: Bool {
-        if case .link = self { return true }
-        return Markdown.hasLink(text)
+    /// The text parsed once for both uses: `formattedText` (absent for text without markdown) and `hasLink` (a link
+    /// preview, or a link in the text).
+    var markdown: (formattedText: JSONValue?, hasLink: Bool) {
+        let parsed = Markdown.parse(text)
+        let linkInText = parsed?.contains { $0.format?.isLink == true } ?? false
+        let isLinkPreview = if case .link = self { true } else { false }
+        return (parsed.map { $0.json.jsonValue }, isLinkPreview || linkInText)
     }
 }
 

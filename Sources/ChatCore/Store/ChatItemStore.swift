@@ -600,11 +600,12 @@ extension ChatRepository {
             row[24].integer == 1 ? CIDeleted(deletedTs: time(row[25]), chatType: chat.chatType) : nil
         // A deleted item can be neither deleted for everyone again nor edited, as in the core (`deletable'`).
         let deletable = chat.deletable(sent: isSent) && deleted == nil
+        let markdown = mc.markdown
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
             itemSharedMsgId: row[23].blob.map { Base64.encode($0) }, itemForwarded: forwarded, itemDeleted: deleted,
             itemEdited: row[6].integer == 1, itemLive: row[26].integer.map { $0 == 1 }, userMention: false,
-            hasLink: mc.hasLink, deletable: deletable, editable: deletable && forwarded == nil, createdAt: created,
+            hasLink: markdown.hasLink, deletable: deletable, editable: deletable && forwarded == nil, createdAt: created,
             updatedAt: updated)
         var quote: CIQuote?
         if let sentAt = time(row[28]), let quoted = row[29].text {
@@ -614,7 +615,7 @@ extension ChatRepository {
         }
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
-            quotedItem: quote, file: file)
+            quotedItem: quote, file: file, formattedText: markdown.formattedText)
     }
 }
 
