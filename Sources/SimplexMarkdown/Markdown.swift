@@ -17,6 +17,11 @@ public enum Markdown {
 
     /// The parse with each run's source text: the sources of the runs concatenate to the input.
     static func spans(_ text: String) -> [Span]? {
+        isCertainlyPlain(text) ? nil : parsedSpans(text)
+    }
+
+    /// The parse itself, without the shortcut for plain text.
+    static func parsedSpans(_ text: String) -> [Span]? {
         var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Array.init)
         // Like Haskell's `lines`: a final newline ends the last line rather than starting an empty one.
         if lines.last?.isEmpty == true { lines.removeLast() }
@@ -39,6 +44,35 @@ public enum Markdown {
         }
         guard all.contains(where: { $0.format != nil }) else { return nil }
         return merged(all)
+    }
+
+    /// Whether `text` is plain without parsing it: most messages are, and a page of items parses every text. True only
+    /// for ASCII text without any character that starts or ends a fragment (markers, `@`, `/`, `[`, `+`, `.`, `:`,
+    /// which links, domains and emails need, line breaks) and without 7 characters in a row of digits and the phone
+    /// separators, the shortest phone number; anything else goes to the parser.
+    static func isCertainlyPlain(_ text: String) -> Bool {
+        // A phone number starts at a digit and ends at a digit or `)`: `run` counts from that digit, and only a
+        // character that could end a number can make it long enough.
+        var run = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                run = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: ")"):
+                if run > 0 || byte != UInt8(ascii: ")") {
+                    run += 1
+                    if run >= 7 { return false }
+                }
+            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "("):
+                if run > 0 { run += 1 }
+            case UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "?"), UInt8(ascii: "'"), UInt8(ascii: "\""),
+                UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "="):
+                run = 0
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// Adjacent runs of the same format become one; empty runs go.

@@ -36,6 +36,28 @@ final class RandomInputTests: XCTestCase {
         }
     }
 
+    /// The shortcut for plain text never hides markdown: whatever it calls plain, the parser finds nothing in. The
+    /// pieces are its own alphabet with the near misses (digit runs, separators, letters next to them).
+    func testTextCalledPlainHasNoMarkdown() {
+        let pieces = [
+            "a", "bc", "note", " ", "  ", "0", "12", "123", "4567", "-", "(", ")", "(1)", ",", ";", "?", "'", "\"", "%", "&",
+            "=", "x1", "1x", "+", ".", "@", "\n",
+        ]
+        var rng = SplitMix64(seed: 0x9_1A1B)
+        var plain = 0
+        for _ in 0..<50_000 {
+            var input = ""
+            for _ in 0..<Int(rng.next() % 16) { input += pieces[Int(rng.next() % UInt64(pieces.count))] }
+            guard Markdown.isCertainlyPlain(input) else { continue }
+            plain += 1
+            XCTAssertNil(Markdown.parsedSpans(input), input.debugDescription)
+        }
+        XCTAssertGreaterThan(plain, 5_000)
+        XCTAssertTrue(Markdown.isCertainlyPlain("note 123456 needle"))
+        XCTAssertFalse(Markdown.isCertainlyPlain("note 1234567"))
+        XCTAssertNotNil(Markdown.parse("call 123-4567"))
+    }
+
     private func check(_ input: String) {
         guard let spans = Markdown.spans(input) else {
             XCTAssertNil(Markdown.parse(input))
