@@ -17,6 +17,31 @@ final class JSONEncodingTests: XCTestCase {
         XCTAssertEqual(UTCTime(seconds: 253_402_300_800).iso8601, "10000-01-01T00:00:00Z")
     }
 
+    /// Values that write their own JSON give the text their tree would, nested in trees or not.
+    func testWrittenJSONMatchesTheTreeForm() {
+        for time in [
+            UTCTime(seconds: 1_748_770_212, nanoseconds: 123_456_000), UTCTime(seconds: -1),
+            UTCTime(seconds: 253_402_300_800),
+        ] {
+            XCTAssertEqual(String(decoding: time.jsonBytes, as: UTF8.self), "\"\(time.iso8601)\"")
+        }
+        let content = CIContent.sndMsgContent(.text("say \"hi\"\n"))
+        let expected = #"{"type":"sndMsgContent","msgContent":{"type":"text","text":"say \"hi\"\n"}}"#
+        XCTAssertEqual(String(decoding: content.jsonBytes, as: UTF8.self), expected)
+        let tree = JSONValue.array([.integer(1), content.json, .object([JSONField("a", content.json)]), .null])
+        XCTAssertEqual(tree.rendered, "[1,\(expected),{\"a\":\(expected)},null]")
+        XCTAssertEqual(content.json["msgContent"]?["text"]?.stringValue, "say \"hi\"\n")
+        XCTAssertEqual(content.json, CIContent.sndMsgContent(.text("say \"hi\"\n")).json)
+        XCTAssertNotEqual(content.json, CIContent.rcvMsgContent(.text("say \"hi\"\n")).json)
+        var stats = ChatStats.none
+        stats.unreadCount = 2
+        stats.minUnreadItemId = -3
+        stats.unreadChat = true
+        XCTAssertEqual(
+            stats.json.rendered,
+            #"{"unreadCount":2,"unreadMentions":0,"reportsCount":0,"minUnreadItemId":-3,"unreadChat":true}"#)
+    }
+
     func testIntegersRenderInDecimal() {
         let values: [Int64] = [0, 7, -7, 10, 1_000_000, .max, .min]
         XCTAssertEqual(

@@ -12,89 +12,76 @@ public enum JSONValue: Hashable, Sendable {
     case string(String)
     case array([JSONValue])
     case object([JSONField])
+    /// A value that writes its own JSON (`JSONWritable`): the same text as its tree would render, without the tree.
+    case fragment(JSONFragment)
 
     /// The compact text.
     public var rendered: String { String(decoding: renderedBytes, as: UTF8.self) }
 
     /// The compact text as UTF-8: rendered as bytes, since a page of items is tens of kilobytes of JSON.
     public var renderedBytes: [UInt8] {
-        var out: [UInt8] = []
-        render(into: &out)
-        return out
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 
-    private func render(into out: inout [UInt8]) {
+    func write(to w: inout JSONWriter) {
         switch self {
-        case .null: out += Self.nullBytes
-        case .bool(let b): out += b ? Self.trueBytes : Self.falseBytes
-        case .integer(let n): Self.appendDecimal(n, to: &out)
-        case .number(let text): out += text.utf8
-        case .string(let s): CanonicalJSON.appendQuoted(s, to: &out)
+        case .null: w.null()
+        case .bool(let b): w.bool(b)
+        case .integer(let n): w.integer(n)
+        case .number(let text): w.rawValue(Array(text.utf8))
+        case .string(let s): w.string(s)
         case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                item.render(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
+            w.beginArray()
+            for item in items { item.write(to: &w) }
+            w.endArray()
         case .object(let fields):
-            out.append(UInt8(ascii: "{"))
-            for (i, field) in fields.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                CanonicalJSON.appendQuoted(field.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                field.value.render(into: &out)
+            w.beginObject()
+            for field in fields {
+                w.key(field.key)
+                field.value.write(to: &w)
             }
-            out.append(UInt8(ascii: "}"))
+            w.endObject()
+        case .fragment(let f): f.write(to: &w)
         }
     }
 
-    /// `n` in decimal, written in place: a page has several integers per item, and a chat list several per chat.
-    private static func appendDecimal(_ n: Int64, to out: inout [UInt8]) {
-        if n < 0 { out.append(UInt8(ascii: "-")) }
-        // The magnitude as unsigned, so that Int64.min has one.
-        var m = n.magnitude
-        let start = out.count
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(m % 10))
-            m /= 10
-        } while m > 0
-        out[start...].reverse()
+    /// The value itself, or a fragment's tree, for reading.
+    private var readable: JSONValue {
+        if case .fragment(let f) = self { return f.tree }
+        return self
     }
-
-    private static let nullBytes = Array("null".utf8)
-    private static let trueBytes = Array("true".utf8)
-    private static let falseBytes = Array("false".utf8)
 
     /// The value of `key` when this is an object.
     public subscript(key: String) -> JSONValue? {
-        guard case .object(let fields) = self else { return nil }
+        guard case .object(let fields) = readable else { return nil }
         return fields.first { $0.key == key }?.value
     }
 
     public var stringValue: String? {
-        if case .string(let s) = self { return s }
+        if case .string(let s) = readable { return s }
         return nil
     }
 
     public var integerValue: Int64? {
-        if case .integer(let n) = self { return n }
+        if case .integer(let n) = readable { return n }
         return nil
     }
 
     public var boolValue: Bool? {
-        if case .bool(let b) = self { return b }
+        if case .bool(let b) = readable { return b }
         return nil
     }
 
     public var arrayValue: [JSONValue]? {
-        if case .array(let items) = self { return items }
+        if case .array(let items) = readable { return items }
         return nil
     }
 
     /// The object's keys in order (empty for other values).
     public var keys: [String] {
-        guard case .object(let fields) = self else { return [] }
+        guard case .object(let fields) = readable else { return [] }
         return fields.map(\.key)
     }
 }

@@ -7,7 +7,7 @@
 /// A `UTCTime` of the core's JSON (chat-api.md §2.4): ISO-8601 in UTC with `Z`, fractional seconds with trailing zeros
 /// dropped (and no point when they are all zero), e.g. `2025-06-01T09:30:12.123456Z`, `2025-06-01T09:30:12Z`.
 /// Stored in the database in the same text form.
-public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible, JSONWritable {
     /// Seconds since 1970-01-01T00:00:00Z.
     public let seconds: Int64
     /// 0 ..< 1_000_000_000.
@@ -40,54 +40,75 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { iso8601 }
 
+    /// A string in trees (not a fragment): times are compared and read as strings there.
     public var json: JSONValue { .string(iso8601) }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
     public var iso8601: String {
+        // Digits straight into the string's storage: items carry three times each, chat list rows six, and pages and
+        // lists are long.
+        let text = String(unsafeUninitializedCapacity: 30) { buffer in fourDigitYear(into: buffer) ?? 0 }
+        return text.isEmpty ? anyYear : text
+    }
+
+    public func write(to w: inout JSONWriter) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 30) { buffer in
+            if let count = fourDigitYear(into: buffer) {
+                w.quotedASCII(UnsafeBufferPointer(rebasing: buffer[..<count]))
+            } else {
+                w.string(anyYear)
+            }
+        }
+    }
+
+    private var anyYear: String {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let (y, m, d) = Self.civil(fromDays: days)
+        return Self.iso8601(y, m, d, seconds - days * 86400, nanoseconds)
+    }
+
+    /// The text into `buffer` (30 bytes) when the year has four digits, with its length; nil for other years.
+    private func fourDigitYear(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
         let (y, m, d) = Self.civil(fromDays: days)
-        guard (0...9999).contains(y) else { return Self.iso8601(y, m, d, secondOfDay, nanoseconds) }
-        // Digits straight into the string's storage: items carry three times each, chat list rows six, and pages and
-        // lists are long.
+        guard (0...9999).contains(y) else { return nil }
         var fraction = nanoseconds
         var fractionDigits = 9
         while fraction > 0 && fraction % 10 == 0 {
             fraction /= 10
             fractionDigits -= 1
         }
-        return String(unsafeUninitializedCapacity: 30) { buffer in
-            var i = 0
-            func put(_ n: Int64, _ width: Int) {
-                var v = n
-                for k in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
-                    v /= 10
-                }
-                i += width
+        var i = 0
+        func put(_ n: Int64, _ width: Int) {
+            var v = n
+            for k in stride(from: width - 1, through: 0, by: -1) {
+                buffer[i + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
             }
-            func put(_ c: Unicode.Scalar) {
-                buffer[i] = UInt8(ascii: c)
-                i += 1
-            }
-            put(y, 4)
-            put("-")
-            put(m, 2)
-            put("-")
-            put(d, 2)
-            put("T")
-            put(secondOfDay / 3600, 2)
-            put(":")
-            put(secondOfDay / 60 % 60, 2)
-            put(":")
-            put(secondOfDay % 60, 2)
-            if fraction > 0 {
-                put(".")
-                put(Int64(fraction), fractionDigits)
-            }
-            put("Z")
-            return i
+            i += width
         }
+        func put(_ c: Unicode.Scalar) {
+            buffer[i] = UInt8(ascii: c)
+            i += 1
+        }
+        put(y, 4)
+        put("-")
+        put(m, 2)
+        put("-")
+        put(d, 2)
+        put("T")
+        put(secondOfDay / 3600, 2)
+        put(":")
+        put(secondOfDay / 60 % 60, 2)
+        put(":")
+        put(secondOfDay % 60, 2)
+        if fraction > 0 {
+            put(".")
+            put(Int64(fraction), fractionDigits)
+        }
+        put("Z")
+        return i
     }
 
     /// Any year, with as many digits as it takes.

@@ -3,7 +3,7 @@ public import SimplexEncoding
 /// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. `formattedText` is the markdown of the text,
 /// absent for plain text; mentions are not kept yet (a mention is a member's name found in the text), so their map is
 /// empty.
-public struct ChatItem: Hashable, Sendable, JSONEncodable {
+public struct ChatItem: Hashable, Sendable, JSONWritable {
     public var chatDir: CIDirection
     public var meta: CIMeta
     public var content: CIContent
@@ -13,12 +13,17 @@ public struct ChatItem: Hashable, Sendable, JSONEncodable {
     /// The markdown of the text, parsed where the item is read (with `meta.hasLink`), not again at each rendering.
     public var formattedText: JSONValue?
 
-    public var json: JSONValue {
-        .record([
-            "chatDir": chatDir.json, "meta": meta.json, "content": content.json, "mentions": .object([]),
-            "formattedText": formattedText, "quotedItem": quotedItem?.json, "reactions": .list(reactions),
-            "file": file?.json,
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("chatDir", chatDir)
+        w.field("meta", meta)
+        w.field("content", content)
+        w.field("mentions", JSONValue.object([]))
+        w.field("formattedText", formattedText)
+        w.field("quotedItem", quotedItem)
+        w.field("reactions", reactions)
+        w.field("file", file)
+        w.endObject()
     }
 
     /// The message content, when the item is a message.
@@ -30,7 +35,7 @@ public struct ChatItem: Hashable, Sendable, JSONEncodable {
 }
 
 /// CIDirection (chat-api.md §7.21): the variants of the chats the core keeps items for.
-public enum CIDirection: Hashable, Sendable, JSONEncodable {
+public enum CIDirection: Hashable, Sendable, JSONWritable {
     case localSnd
     case localRcv
     /// The user's item in a group (`groupRcv` carries the sending member; local groups have no other members).
@@ -43,39 +48,46 @@ public enum CIDirection: Hashable, Sendable, JSONEncodable {
         }
     }
 
-    public var json: JSONValue {
+    public func write(to w: inout JSONWriter) {
         switch self {
-        case .localSnd: .tagged("localSnd")
-        case .localRcv: .tagged("localRcv")
-        case .groupSnd: .tagged("groupSnd")
+        case .localSnd: w.tagged("localSnd")
+        case .localRcv: w.tagged("localRcv")
+        case .groupSnd: w.tagged("groupSnd")
         }
     }
 }
 
 /// CIContent (chat-api.md §7.23): the message variants; chat events come with the chats that have them.
-public enum CIContent: Hashable, Sendable, JSONEncodable {
+public enum CIContent: Hashable, Sendable, JSONWritable {
     case sndMsgContent(MsgContent)
     case rcvMsgContent(MsgContent)
 
-    public var json: JSONValue {
+    public func write(to w: inout JSONWriter) {
         switch self {
-        case .sndMsgContent(let mc): .tagged("sndMsgContent", ["msgContent": mc.json])
-        case .rcvMsgContent(let mc): .tagged("rcvMsgContent", ["msgContent": mc.json])
+        case .sndMsgContent(let mc):
+            w.beginTagged("sndMsgContent")
+            w.key("msgContent")
+            mc.write(to: &w)
+        case .rcvMsgContent(let mc):
+            w.beginTagged("rcvMsgContent")
+            w.key("msgContent")
+            mc.write(to: &w)
         }
+        w.endObject()
     }
 }
 
 /// CIStatus (chat-api.md §7.22) of items that never leave the device. `rawValue` is the core's stored text form.
-public enum CIStatus: String, Hashable, Sendable, JSONEncodable {
+public enum CIStatus: String, Hashable, Sendable, JSONWritable {
     case sndNew = "snd_new"
     case rcvNew = "rcv_new"
     case rcvRead = "rcv_read"
 
-    public var json: JSONValue {
+    public func write(to w: inout JSONWriter) {
         switch self {
-        case .sndNew: .tagged("sndNew")
-        case .rcvNew: .tagged("rcvNew")
-        case .rcvRead: .tagged("rcvRead")
+        case .sndNew: w.tagged("sndNew")
+        case .rcvNew: w.tagged("rcvNew")
+        case .rcvRead: w.tagged("rcvRead")
         }
     }
 }
@@ -103,7 +115,7 @@ public enum CIForwardedFrom: Hashable, Sendable, JSONEncodable {
 
 /// CIMeta (chat-api.md §7.20), fields in the core's order; the optional ones the embedded core never sets are left
 /// out of the type.
-public struct CIMeta: Hashable, Sendable, JSONEncodable {
+public struct CIMeta: Hashable, Sendable, JSONWritable {
     public var itemId: Int64
     public var itemTs: UTCTime
     public var itemText: String
@@ -121,15 +133,25 @@ public struct CIMeta: Hashable, Sendable, JSONEncodable {
     public var createdAt: UTCTime
     public var updatedAt: UTCTime
 
-    public var json: JSONValue {
-        .record([
-            "itemId": .integer(itemId), "itemTs": itemTs.json, "itemText": .string(itemText), "itemStatus": itemStatus.json,
-            "itemSharedMsgId": itemSharedMsgId.map(JSONValue.string), "itemForwarded": itemForwarded?.json,
-            "itemDeleted": itemDeleted?.json, "itemEdited": .bool(itemEdited), "itemLive": itemLive.map(JSONValue.bool),
-            "userMention": .bool(userMention),
-            "hasLink": .bool(hasLink), "deletable": .bool(deletable), "editable": .bool(editable),
-            "showGroupAsSender": .bool(false), "createdAt": createdAt.json, "updatedAt": updatedAt.json,
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("itemId", itemId)
+        w.field("itemTs", itemTs)
+        w.field("itemText", itemText)
+        w.field("itemStatus", itemStatus)
+        w.field("itemSharedMsgId", itemSharedMsgId)
+        w.field("itemForwarded", itemForwarded?.json)
+        w.field("itemDeleted", itemDeleted?.json)
+        w.field("itemEdited", itemEdited)
+        w.field("itemLive", itemLive)
+        w.field("userMention", userMention)
+        w.field("hasLink", hasLink)
+        w.field("deletable", deletable)
+        w.field("editable", editable)
+        w.field("showGroupAsSender", false)
+        w.field("createdAt", createdAt)
+        w.field("updatedAt", updatedAt)
+        w.endObject()
     }
 }
 
@@ -143,7 +165,7 @@ public struct CIDeleted: Hashable, Sendable, JSONEncodable {
 }
 
 /// CIQuote (chat-api.md §7.19): what a reply quotes, as it was when the reply was sent.
-public struct CIQuote: Hashable, Sendable, JSONEncodable {
+public struct CIQuote: Hashable, Sendable, JSONWritable {
     /// Absent when the sender is unknown; the user's own items in a group are `groupSnd`.
     public var chatDir: CIDirection?
     /// The quoted item, while it is still in the chat.
@@ -152,11 +174,15 @@ public struct CIQuote: Hashable, Sendable, JSONEncodable {
     public var sentAt: UTCTime
     public var content: MsgContent
 
-    public var json: JSONValue {
-        .record([
-            "chatDir": chatDir?.json, "itemId": itemId?.json, "sharedMsgId": sharedMsgId.map(JSONValue.string),
-            "sentAt": sentAt.json, "content": content.json,
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("chatDir", chatDir)
+        w.field("itemId", itemId)
+        w.field("sharedMsgId", sharedMsgId)
+        w.field("sentAt", sentAt)
+        w.key("content")
+        content.write(to: &w)
+        w.endObject()
     }
 }
 
@@ -190,13 +216,17 @@ extension MsgReaction {
 }
 
 /// CIReactionCount (chat-api.md §7.19): one reaction on an item, how many gave it and whether the user did.
-public struct CIReactionCount: Hashable, Sendable, JSONEncodable {
+public struct CIReactionCount: Hashable, Sendable, JSONWritable {
     public var reaction: MsgReaction
     public var userReacted: Bool
     public var totalReacted: Int64
 
-    public var json: JSONValue {
-        .record(["reaction": reaction.json, "userReacted": .bool(userReacted), "totalReacted": .integer(totalReacted)])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("reaction", reaction.json)
+        w.field("userReacted", userReacted)
+        w.field("totalReacted", totalReacted)
+        w.endObject()
     }
 }
 
@@ -219,7 +249,7 @@ public struct ACIReaction: Hashable, Sendable, JSONEncodable {
 }
 
 /// CIFile (chat-api.md §7.25).
-public struct CIFile: Hashable, Sendable, JSONEncodable {
+public struct CIFile: Hashable, Sendable, JSONWritable {
     public var fileId: Int64
     public var fileName: String
     public var fileSize: Int64
@@ -229,11 +259,15 @@ public struct CIFile: Hashable, Sendable, JSONEncodable {
     /// `SMP`, `XFTP` or `LOCAL`.
     public var fileProtocol: String
 
-    public var json: JSONValue {
-        .record([
-            "fileId": .integer(fileId), "fileName": .string(fileName), "fileSize": .integer(fileSize),
-            "fileSource": fileSource?.json, "fileStatus": .tagged(fileStatus), "fileProtocol": .string(fileProtocol),
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("fileId", fileId)
+        w.field("fileName", fileName)
+        w.field("fileSize", fileSize)
+        w.field("fileSource", fileSource?.json)
+        w.field("fileStatus", JSONValue.tagged(fileStatus))
+        w.field("fileProtocol", fileProtocol)
+        w.endObject()
     }
 }
 

@@ -2,7 +2,7 @@ public import ChatModel
 public import SimplexEncoding
 
 /// A group's profile (chat-api.md §7.10); also the argument of `/_group` and `/_group_profile`.
-public struct GroupProfile: Hashable, Sendable, JSONEncodable {
+public struct GroupProfile: Hashable, Sendable, JSONWritable {
     public var displayName: String
     public var fullName: String
     public var shortDescr: String?
@@ -45,12 +45,17 @@ public struct GroupProfile: Hashable, Sendable, JSONEncodable {
         }
     }
 
-    public var json: JSONValue {
-        .record([
-            "displayName": .string(displayName), "fullName": .string(fullName), "shortDescr": shortDescr?.json,
-            "description": description?.json, "image": image?.json, "publicGroup": publicGroup.map(JSONValue.init),
-            "groupPreferences": groupPreferences?.json, "memberAdmission": memberAdmission.map(JSONValue.init),
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("displayName", displayName)
+        w.field("fullName", fullName)
+        w.field("shortDescr", shortDescr)
+        w.field("description", description)
+        w.field("image", image)
+        w.field("publicGroup", publicGroup.map(JSONValue.init))
+        w.field("groupPreferences", groupPreferences?.json)
+        w.field("memberAdmission", memberAdmission.map(JSONValue.init))
+        w.endObject()
     }
 }
 
@@ -91,33 +96,41 @@ public enum GroupMemberStatus: String, Hashable, Sendable {
 }
 
 /// InvitedBy (chat-api.md §7.11).
-public enum InvitedBy: Hashable, Sendable {
+public enum InvitedBy: Hashable, Sendable, JSONWritable {
     case contact(byContactId: Int64)
     case user
     case unknown
 
-    var json: JSONValue {
+    public func write(to w: inout JSONWriter) {
         switch self {
-        case .contact(let id): .tagged("contact", ["byContactId": .integer(id)])
-        case .user: .tagged("user")
-        case .unknown: .tagged("unknown")
+        case .contact(let id):
+            w.beginTagged("contact")
+            w.field("byContactId", id)
+            w.endObject()
+        case .user: w.tagged("user")
+        case .unknown: w.tagged("unknown")
         }
     }
 }
 
 /// The chat protocol versions the core speaks (`chatVRange`), given as a member's `memberChatVRange`.
-public struct ChatVersionRange: Hashable, Sendable {
+public struct ChatVersionRange: Hashable, Sendable, JSONWritable {
     public var minVersion: Int64
     public var maxVersion: Int64
 
     public static let supported = ChatVersionRange(minVersion: 1, maxVersion: 16)
 
-    var json: JSONValue { .record(["minVersion": .integer(minVersion), "maxVersion": .integer(maxVersion)]) }
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("minVersion", minVersion)
+        w.field("maxVersion", maxVersion)
+        w.endObject()
+    }
 }
 
 /// A group member (chat-api.md §7.11). The embedded core has only the user's own membership records: no connection,
 /// no support chat, no keys.
-public struct GroupMember: Hashable, Sendable, JSONEncodable {
+public struct GroupMember: Hashable, Sendable, JSONWritable {
     public var groupMemberId: Int64
     public var groupId: Int64
     public var indexInGroup: Int64
@@ -138,17 +151,30 @@ public struct GroupMember: Hashable, Sendable, JSONEncodable {
     public var createdAt: UTCTime
     public var updatedAt: UTCTime
 
-    public var json: JSONValue {
-        .record([
-            "groupMemberId": .integer(groupMemberId), "groupId": .integer(groupId), "indexInGroup": .integer(indexInGroup),
-            "memberId": .string(memberId), "memberRole": .string(memberRole.rawValue),
-            "memberCategory": .string(memberCategory.rawValue), "memberStatus": .string(memberStatus.rawValue),
-            "memberSettings": .record(["showMessages": .bool(showMessages)]), "blockedByAdmin": .bool(blockedByAdmin),
-            "invitedBy": invitedBy.json, "invitedByGroupMemberId": invitedByGroupMemberId?.json,
-            "localDisplayName": .string(localDisplayName), "memberProfile": memberProfile.json,
-            "memberContactId": memberContactId?.json, "memberContactProfileId": .integer(memberContactProfileId),
-            "memberChatVRange": memberChatVRange.json, "createdAt": createdAt.json, "updatedAt": updatedAt.json,
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("groupMemberId", groupMemberId)
+        w.field("groupId", groupId)
+        w.field("indexInGroup", indexInGroup)
+        w.field("memberId", memberId)
+        w.field("memberRole", memberRole.rawValue)
+        w.field("memberCategory", memberCategory.rawValue)
+        w.field("memberStatus", memberStatus.rawValue)
+        w.key("memberSettings")
+        w.beginObject()
+        w.field("showMessages", showMessages)
+        w.endObject()
+        w.field("blockedByAdmin", blockedByAdmin)
+        w.field("invitedBy", invitedBy)
+        w.field("invitedByGroupMemberId", invitedByGroupMemberId)
+        w.field("localDisplayName", localDisplayName)
+        w.field("memberProfile", memberProfile)
+        w.field("memberContactId", memberContactId)
+        w.field("memberContactProfileId", memberContactProfileId)
+        w.field("memberChatVRange", memberChatVRange)
+        w.field("createdAt", createdAt)
+        w.field("updatedAt", updatedAt)
+        w.endObject()
     }
 }
 
@@ -158,7 +184,7 @@ public enum MsgFilter: String, Hashable, Sendable {
 }
 
 /// ChatSettings (chat-api.md §7.15); also the argument of `/_settings`.
-public struct ChatSettings: Hashable, Sendable, JSONEncodable {
+public struct ChatSettings: Hashable, Sendable, JSONWritable {
     public var enableNtfs: MsgFilter
     public var sendRcpts: Bool?
     public var favorite: Bool
@@ -182,14 +208,18 @@ public struct ChatSettings: Hashable, Sendable, JSONEncodable {
         favorite = try input.optionalBool("favorite") ?? false
     }
 
-    public var json: JSONValue {
-        .record(["enableNtfs": .string(enableNtfs.rawValue), "sendRcpts": sendRcpts?.json, "favorite": .bool(favorite)])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("enableNtfs", enableNtfs.rawValue)
+        w.field("sendRcpts", sendRcpts)
+        w.field("favorite", favorite)
+        w.endObject()
     }
 }
 
 /// A group as the user sees it (chat-api.md §7.12). Fields for channels, relays, business chats and prepared groups
 /// are absent: the embedded core creates only local groups.
-public struct GroupInfo: Hashable, Sendable, JSONEncodable {
+public struct GroupInfo: Hashable, Sendable, JSONWritable {
     public var groupId: Int64
     public var useRelays: Bool
     public var localDisplayName: String
@@ -212,18 +242,34 @@ public struct GroupInfo: Hashable, Sendable, JSONEncodable {
     /// Marked unread by the user (`/_unread chat`), for the chat list's stats.
     public var unreadChat: Bool
 
-    public var json: JSONValue {
-        .record([
-            "groupId": .integer(groupId), "useRelays": .bool(useRelays), "localDisplayName": .string(localDisplayName),
-            "groupProfile": groupProfile.json, "localAlias": .string(localAlias),
-            "fullGroupPreferences": (groupProfile.groupPreferences ?? GroupPreferences()).full,
-            "membership": membership.json, "chatSettings": chatSettings.json, "createdAt": createdAt.json,
-            "updatedAt": updatedAt.json, "chatTs": chatTs?.json, "userMemberProfileSentAt": userMemberProfileSentAt?.json,
-            "chatTags": .array(chatTags.map(\.json)), "chatItemTTL": chatItemTTL?.json,
-            "uiThemes": uiThemes.map(JSONValue.init), "customData": customData.map(JSONValue.init),
-            "groupSummary": .record(["currentMembers": .integer(currentMembers)]),
-            "membersRequireAttention": .integer(membersRequireAttention),
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("groupId", groupId)
+        w.field("useRelays", useRelays)
+        w.field("localDisplayName", localDisplayName)
+        w.field("groupProfile", groupProfile)
+        w.field("localAlias", localAlias)
+        w.key("fullGroupPreferences")
+        (groupProfile.groupPreferences ?? GroupPreferences()).writeFull(to: &w)
+        w.field("membership", membership)
+        w.field("chatSettings", chatSettings)
+        w.field("createdAt", createdAt)
+        w.field("updatedAt", updatedAt)
+        w.field("chatTs", chatTs)
+        w.field("userMemberProfileSentAt", userMemberProfileSentAt)
+        w.key("chatTags")
+        w.beginArray()
+        for tag in chatTags { w.integer(tag) }
+        w.endArray()
+        w.field("chatItemTTL", chatItemTTL)
+        w.field("uiThemes", uiThemes.map(JSONValue.init))
+        w.field("customData", customData.map(JSONValue.init))
+        w.key("groupSummary")
+        w.beginObject()
+        w.field("currentMembers", currentMembers)
+        w.endObject()
+        w.field("membersRequireAttention", membersRequireAttention)
+        w.endObject()
     }
 }
 

@@ -34,7 +34,7 @@ enum GroupFeature: String, CaseIterable {
 }
 
 /// One group preference: `{"enable": …}` with the feature's optional parameter (chat-api.md §7.3).
-public struct GroupPreference: Hashable, Sendable {
+public struct GroupPreference: Hashable, Sendable, JSONWritable {
     public var enable: GroupFeatureEnabled
     /// Timed messages: seconds.
     public var ttl: Int64?
@@ -59,11 +59,13 @@ public struct GroupPreference: Hashable, Sendable {
         }
     }
 
-    var json: JSONValue {
-        .record([
-            "enable": .string(enable.rawValue), "ttl": ttl?.json, "role": role.map { .string($0.rawValue) },
-            "duration": duration?.json,
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("enable", enable.rawValue)
+        w.field("ttl", ttl)
+        w.field("role", role?.rawValue)
+        w.field("duration", duration)
+        w.endObject()
     }
 }
 
@@ -94,11 +96,16 @@ public struct GroupPreferences: Hashable, Sendable {
 
     /// FullGroupPreferences (`GroupInfo.fullGroupPreferences`): the group's choice for each feature, else the core's
     /// default; `commands` always present.
-    var full: JSONValue {
-        var fields = GroupFeature.allCases.map { f in
-            JSONField(f.rawValue, (features[f.rawValue] ?? f.defaultPreference).json)
+    func writeFull(to w: inout JSONWriter) {
+        w.beginObject()
+        for f in GroupFeature.allCases {
+            w.key(f.rawValue)
+            (features.isEmpty ? f.defaultPreference : features[f.rawValue] ?? f.defaultPreference).write(to: &w)
         }
-        fields.append(JSONField("commands", .array((commands ?? []).map(JSONValue.init))))
-        return .object(fields)
+        w.key("commands")
+        w.beginArray()
+        for command in commands ?? [] { w.value(JSONValue(command)) }
+        w.endArray()
+        w.endObject()
     }
 }

@@ -81,6 +81,17 @@ public enum MsgContent: Hashable, Sendable, JSONEncodable {
         }
     }
 
+    /// Writes the content: text, by far the most common, straight; the others through their tree.
+    func write(to w: inout JSONWriter) {
+        if case .text(let t) = self {
+            w.beginTagged("text")
+            w.field("text", t)
+            w.endObject()
+        } else {
+            w.value(json)
+        }
+    }
+
     static let reportReasons: Set<String> = ["spam", "content", "community", "profile", "other"]
 
     /// Reads a MsgContent as the core's parser does: a known `type` needs its fields; an unknown one is kept whole,

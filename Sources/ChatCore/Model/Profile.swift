@@ -51,19 +51,24 @@ public struct Profile: Hashable, Sendable, JSONEncodable {
 }
 
 /// A profile as stored locally (chat-api.md §7.2): the profile (its badge aside) with its row id and local alias.
-public struct LocalProfile: Hashable, Sendable, JSONEncodable {
+public struct LocalProfile: Hashable, Sendable, JSONWritable {
     public var profileId: Int64
     public var profile: Profile
     public var localAlias: String
 
-    public var json: JSONValue {
-        .record([
-            "profileId": .integer(profileId), "displayName": .string(profile.displayName),
-            "fullName": .string(profile.fullName), "shortDescr": profile.shortDescr?.json,
-            "description": profile.description?.json, "image": profile.image?.json,
-            "contactLink": profile.contactLink?.json, "preferences": profile.preferences?.json,
-            "peerType": profile.peerType?.json, "contactDomain": profile.contactDomain.map(JSONValue.init),
-            "localAlias": .string(localAlias),
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("profileId", profileId)
+        w.field("displayName", profile.displayName)
+        w.field("fullName", profile.fullName)
+        w.field("shortDescr", profile.shortDescr)
+        w.field("description", profile.description)
+        w.field("image", profile.image)
+        w.field("contactLink", profile.contactLink)
+        w.field("preferences", profile.preferences?.json)
+        w.field("peerType", profile.peerType?.json)
+        w.field("contactDomain", profile.contactDomain.map(JSONValue.init))
+        w.field("localAlias", localAlias)
+        w.endObject()
     }
 }
