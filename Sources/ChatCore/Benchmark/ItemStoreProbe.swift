@@ -27,11 +27,15 @@ public enum ItemStoreProbe {
             user: user, count: count, from: start, spacing: spacing, itemsEvery: itemsEvery, itemsPerGroup: itemsPerGroup)
     }
 
-    /// `/_get chat *<id> [search=…] count=<n>`: the last page.
+    /// `/_get chat *<id> [search=…] count=<n>`: the folder (the reply's chatInfo), then the last page.
     public static func lastPage(userId: Int64, noteFolderId: Int64, count: Int64, search: String = "") -> [Statement] {
         let (sql, values) = ChatRepository.lastItemsQuery(
             userId: userId, .local(noteFolderId: noteFolderId), ItemFilter(search: search), count: count)
-        return [Statement(sql: sql, values: values)]
+        return [noteFolderStatement(userId: userId, noteFolderId), Statement(sql: sql, values: values)]
+    }
+
+    private static func noteFolderStatement(userId: Int64, _ noteFolderId: Int64) -> Statement {
+        Statement(ChatRepository.noteFolderQuery(userId: userId, id: noteFolderId))
     }
 
     /// `/_get chat *<id> around=<itemId> count=<n>`: the stats, the anchor, both sides and what follows.
@@ -43,7 +47,7 @@ public enum ItemStoreProbe {
         let anchor = try store.item(userId: userId, chat, id: itemId).position
         let last = try store.items(userId: userId, chat, .none, after: anchor, count: count).last?.position ?? anchor
         return [
-            unreadStatement(userId: userId, chat),
+            noteFolderStatement(userId: userId, noteFolderId), unreadStatement(userId: userId, chat),
             Statement(ChatRepository.firstUnreadQuery(userId: userId, chat, contentTag: nil)),
             itemStatement(userId: userId, chat, itemId),
             Statement(ChatRepository.itemsBeforeQuery(userId: userId, chat, .none, before: anchor, count: count)),

@@ -4,94 +4,79 @@ internal import SimplexEncoding
 /// are written. The types a page of items or a chat list is made of write themselves this way (`JSONWritable`), since
 /// building a `JSONValue` tree of thousands of objects only to render and free it cost more than the queries.
 public struct JSONWriter {
-    public private(set) var bytes: [UInt8]
+    private let out: OutputBuffer
     /// Whether the next member or element needs a comma before it.
     private var needsComma = false
 
-    public init(capacity: Int = 1024) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-    }
+    public init(capacity: Int = 1024) { out = OutputBuffer(capacity: capacity) }
+
+    /// What has been written.
+    public var bytes: [UInt8] { out.array }
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { out.append(UInt8(ascii: ",")) }
     }
 
     public mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        out.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        out.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        out.append(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        out.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// An object's member name; the value follows. Names in the code are plain ASCII with nothing to escape.
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        name.withUTF8Buffer { out.appendKey($0) }
         needsComma = false
     }
 
     /// A member name that comes from data (a map's key).
     public mutating func key(_ name: String) {
         separate()
-        CanonicalJSON.appendQuoted(name, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        out.appendQuoted(name)
+        out.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     public mutating func string(_ s: String) {
         separate()
-        CanonicalJSON.appendQuoted(s, to: &bytes)
+        out.appendQuoted(s)
         needsComma = true
     }
 
     public mutating func integer(_ n: Int64) {
         separate()
-        if n < 0 { bytes.append(UInt8(ascii: "-")) }
-        // The magnitude as unsigned, so that Int64.min has one.
-        var m = n.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(m % 10))
-            m /= 10
-        } while m > 0
-        bytes[start...].reverse()
+        out.appendDecimal(n)
         needsComma = true
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        let word: StaticString = "null"
+        word.withUTF8Buffer { out.append($0) }
         needsComma = true
     }
 
     public mutating func bool(_ b: Bool) {
         separate()
-        if b {
-            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-        } else {
-            bytes.append(contentsOf: [
-                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
-            ])
-        }
+        let word: StaticString = b ? "true" : "false"
+        word.withUTF8Buffer { out.append($0) }
         needsComma = true
     }
 
@@ -101,16 +86,16 @@ public struct JSONWriter {
     /// A string known to be ASCII with nothing to escape.
     mutating func quotedASCII(_ text: UnsafeBufferPointer<UInt8>) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text)
-        bytes.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: "\""))
+        out.append(text)
+        out.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
     /// Bytes that are one JSON value already.
     mutating func rawValue(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        json.withUnsafeBufferPointer { out.append($0) }
         needsComma = true
     }
 
@@ -127,9 +112,9 @@ public struct JSONWriter {
         beginObject()
         key("type")
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        tag.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: "\""))
+        tag.withUTF8Buffer { out.append($0) }
+        out.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
@@ -230,4 +215,100 @@ public struct JSONFragment: Hashable, Sendable {
     public static func == (a: JSONFragment, b: JSONFragment) -> Bool { a.bytes == b.bytes }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+}
+
+/// The bytes a `JSONWriter` writes: a plain growing buffer, since appending to an array byte by byte checks its
+/// uniqueness and capacity on every byte.
+private final class OutputBuffer {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(64, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always)
+    private func reserve(_ more: Int) {
+        if count + more > capacity { grow(to: count + more) }
+    }
+
+    private func grow(to needed: Int) {
+        let grown = max(needed, capacity * 2)
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        new.update(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = grown
+    }
+
+    func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// `"name":`.
+    func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
+        guard let start = name.baseAddress else { return }
+        reserve(name.count + 3)
+        base[count] = 0x22
+        (base + count + 1).update(from: start, count: name.count)
+        count += name.count + 1
+        base[count] = 0x22
+        base[count + 1] = UInt8(ascii: ":")
+        count += 2
+    }
+
+    /// A JSON string: copied as it is when nothing in it needs an escape, as most strings are; otherwise with the
+    /// escapes of `CanonicalJSON.appendQuoted`, the one place that spells them.
+    func appendQuoted(_ s: String) {
+        var s = s
+        let plain = s.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            reserve(utf8.count + 2)
+            base[count] = 0x22
+            count += 1
+            append(utf8)
+            base[count] = 0x22
+            count += 1
+            return true
+        }
+        if !plain {
+            var escaped: [UInt8] = []
+            CanonicalJSON.appendQuoted(s, to: &escaped)
+            escaped.withUnsafeBufferPointer { append($0) }
+        }
+    }
+
+    /// `n` in decimal.
+    func appendDecimal(_ n: Int64) {
+        reserve(20)
+        if n < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        // The magnitude as unsigned, so that Int64.min has one; digits from the right, then turned around.
+        var m = n.magnitude
+        let start = count
+        repeat {
+            base[count] = UInt8(ascii: "0") + UInt8(m % 10)
+            count += 1
+            m /= 10
+        } while m > 0
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        digits.reverse()
+    }
 }

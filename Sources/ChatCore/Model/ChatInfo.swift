@@ -25,7 +25,8 @@ public struct NoteFolder: Hashable, Sendable, JSONWritable {
 public enum ChatInfo: Hashable, Sendable, JSONWritable {
     case local(NoteFolder)
     /// A group's main chat (no support scope).
-    case group(GroupInfo)
+    /// Boxed: a GroupInfo is large, and chat lists copy their rows.
+    indirect case group(GroupInfo)
 
     public func write(to w: inout JSONWriter) {
         switch self {

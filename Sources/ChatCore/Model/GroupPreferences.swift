@@ -94,9 +94,22 @@ public struct GroupPreferences: Hashable, Sendable {
         return .object(fields)
     }
 
+    private static let defaultFull: [UInt8] = {
+        var w = JSONWriter(capacity: 1024)
+        var defaults = GroupPreferences()
+        defaults.commands = []
+        defaults.writeFull(to: &w)
+        return w.bytes
+    }()
+
     /// FullGroupPreferences (`GroupInfo.fullGroupPreferences`): the group's choice for each feature, else the core's
     /// default; `commands` always present.
     func writeFull(to w: inout JSONWriter) {
+        // Most groups keep the defaults: their text is always the same.
+        if features.isEmpty && commands == nil {
+            w.rawValue(Self.defaultFull)
+            return
+        }
         w.beginObject()
         for f in GroupFeature.allCases {
             w.key(f.rawValue)

@@ -9,7 +9,7 @@ public struct UserPasswordHash: Hashable, Sendable {
 }
 
 /// A chat user (chat-api.md §7.4).
-public struct User: Hashable, Sendable, JSONEncodable {
+public struct User: Hashable, Sendable, JSONWritable {
     public var userId: Int64
     public var agentUserId: Int64
     public var userContactId: Int64
@@ -28,17 +28,26 @@ public struct User: Hashable, Sendable, JSONEncodable {
     /// UIThemeEntityOverrides, opaque to the core.
     public var uiThemes: CanonicalJSON?
 
-    public var json: JSONValue {
-        .record([
-            "userId": .integer(userId), "agentUserId": .integer(agentUserId), "userContactId": .integer(userContactId),
-            "localDisplayName": .string(localDisplayName), "profile": profile.json,
-            "fullPreferences": (profile.profile.preferences ?? Preferences()).full, "activeUser": .bool(activeUser),
-            "activeOrder": .integer(activeOrder), "viewPwdHash": viewPwdHash?.json, "showNtfs": .bool(showNtfs),
-            "sendRcptsContacts": .bool(sendRcptsContacts), "sendRcptsSmallGroups": .bool(sendRcptsSmallGroups),
-            "autoAcceptMemberContacts": .bool(autoAcceptMemberContacts),
-            "userMemberProfileUpdatedAt": userMemberProfileUpdatedAt?.json, "userChatRelay": .bool(userChatRelay),
-            "clientService": .bool(clientService), "uiThemes": uiThemes.map(JSONValue.init),
-        ])
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("userId", userId)
+        w.field("agentUserId", agentUserId)
+        w.field("userContactId", userContactId)
+        w.field("localDisplayName", localDisplayName)
+        w.field("profile", profile)
+        w.field("fullPreferences", (profile.profile.preferences ?? Preferences()).full)
+        w.field("activeUser", activeUser)
+        w.field("activeOrder", activeOrder)
+        w.field("viewPwdHash", viewPwdHash?.json)
+        w.field("showNtfs", showNtfs)
+        w.field("sendRcptsContacts", sendRcptsContacts)
+        w.field("sendRcptsSmallGroups", sendRcptsSmallGroups)
+        w.field("autoAcceptMemberContacts", autoAcceptMemberContacts)
+        w.field("userMemberProfileUpdatedAt", userMemberProfileUpdatedAt)
+        w.field("userChatRelay", userChatRelay)
+        w.field("clientService", clientService)
+        w.field("uiThemes", uiThemes.map(JSONValue.init))
+        w.endObject()
     }
 }
 

@@ -559,7 +559,9 @@ extension ChatRepository {
         var expected = textContentPrefix
         CanonicalJSON.appendQuoted(itemText, to: &expected)
         expected.append(UInt8(ascii: "}"))
-        if stored.utf8.elementsEqual(expected) { return .text(itemText) }
+        var stored = stored
+        let isText = stored.withUTF8 { bytes in expected.withUnsafeBufferPointer { bytes.elementsEqual($0) } }
+        if isText { return .text(itemText) }
         return try msgContent(stored)
     }
 

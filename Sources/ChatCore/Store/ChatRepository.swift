@@ -212,10 +212,14 @@ struct ChatRepository {
 
     /// A user's note folder, or `noteFolderNotFound`.
     func noteFolder(userId: Int64, id: Int64) throws(ChatError) -> NoteFolder {
-        let sql = Self.noteFolderColumns + "WHERE user_id = ? AND note_folder_id = ?"
-        guard let folder = try noteFolders(sql, [.integer(userId), .integer(id)]).first
+        let (sql, values) = Self.noteFolderQuery(userId: userId, id: id)
+        guard let folder = try noteFolders(sql, values).first
         else { throw .errorStore(.noteFolderNotFound(noteFolderId: id)) }
         return folder
+    }
+
+    static func noteFolderQuery(userId: Int64, id: Int64) -> (String, [SQLValue]) {
+        (noteFolderColumns + "WHERE user_id = ? AND note_folder_id = ?", [.integer(userId), .integer(id)])
     }
 
     func setNoteFolderChatTs(_ id: Int64, _ ts: UTCTime) throws(ChatError) {
