@@ -556,11 +556,25 @@ extension ChatRepository {
     /// An item's stored content. A text message, the commonest, is taken from the item's text when the stored JSON
     /// is exactly what that text renders to; anything else is parsed.
     private static func msgContent(_ stored: String, itemText: String) throws(ChatError) -> MsgContent {
-        var expected = textContentPrefix
-        CanonicalJSON.appendQuoted(itemText, to: &expected)
-        expected.append(UInt8(ascii: "}"))
         var stored = stored
-        let isText = stored.withUTF8 { bytes in expected.withUnsafeBufferPointer { bytes.elementsEqual($0) } }
+        var itemText = itemText
+        let isText = stored.withUTF8 { json in
+            itemText.withUTF8 { text in
+                // The stored JSON is the prefix, the text in quotes, `}`; a text with nothing to escape is compared in
+                // place, the rare other one against its rendering.
+                guard json.count >= textContentPrefix.count + 3, json.starts(with: textContentPrefix) else { return false }
+                let quoted = UnsafeBufferPointer(rebasing: json[textContentPrefix.count...])
+                if !text.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                    return quoted.count == text.count + 3 && quoted.first == 0x22
+                        && quoted[quoted.count - 2] == 0x22 && quoted.last == UInt8(ascii: "}")
+                        && UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 2)]).elementsEqual(text)
+                }
+                var expected: [UInt8] = []
+                CanonicalJSON.appendQuoted(String(decoding: text, as: UTF8.self), to: &expected)
+                expected.append(UInt8(ascii: "}"))
+                return quoted.elementsEqual(expected)
+            }
+        }
         if isText { return .text(itemText) }
         return try msgContent(stored)
     }

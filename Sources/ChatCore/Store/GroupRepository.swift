@@ -402,6 +402,17 @@ struct GroupRepository {
 
     private static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
 
+    /// A slice of a row read from 0, without copying it.
+    private struct OffsetRow {
+        let values: ArraySlice<SQLValue>
+
+        init(_ values: ArraySlice<SQLValue>) { self.values = values }
+
+        var count: Int { values.count }
+
+        subscript(i: Int) -> SQLValue { values[values.startIndex + i] }
+    }
+
     private static func json(_ v: SQLValue) throws(ChatError) -> CanonicalJSON? {
         guard let text = v.text else { return nil }
         guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored JSON")) }
@@ -433,8 +444,9 @@ struct GroupRepository {
             unreadChat: row[6].integer == 1)
     }
 
-    private static func member(_ r: ArraySlice<SQLValue>) throws(ChatError) -> GroupMember {
-        let row = Array(r)
+    private static func member(_ row: ArraySlice<SQLValue>) throws(ChatError) -> GroupMember {
+        // Indexed from the slice's start: the member's columns follow the group's in a group row.
+        let row = OffsetRow(row)
         guard row.count == memberColumnCount, let id = row[0].integer, let groupId = row[1].integer,
             let index = row[2].integer, let memberId = row[3].text,
             let role = row[4].text.flatMap(GroupMemberRole.init(rawValue:)),
