@@ -62,6 +62,11 @@ final class NoteItemTests: XCTestCase {
         let contents: [(String, String, String)] = [
             (#"{"type":"text","text":"plain"}"#, #"{"type":"text","text":"plain"}"#, "plain"),
             (
+                #"{"type":"text","text":"say \"hi\"\n\\ \u0001é"}"#, #"{"type":"text","text":"say \"hi\"\n\\ \u0001é"}"#,
+                "say \"hi\"\n\\ \u{1}é"
+            ),
+            (#"{"type":"text","text":""}"#, #"{"type":"text","text":""}"#, ""),
+            (
                 #"{"text":"see","type":"link","preview":{"title":"T","uri":"https://simplex.chat","description":"D","image":"data:image/jpg;base64,AA==","content":{"type":"page"}}}"#,
                 #"{"type":"link","text":"see","preview":{"uri":"https://simplex.chat","title":"T","description":"D","image":"data:image/jpg;base64,AA==","content":{"type":"page"}}}"#,
                 "see"
