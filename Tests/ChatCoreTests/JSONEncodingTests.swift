@@ -25,6 +25,14 @@ final class JSONEncodingTests: XCTestCase {
         ] {
             XCTAssertEqual(String(decoding: time.jsonBytes, as: UTF8.self), "\"\(time.iso8601)\"")
         }
+        // A time written again is copied from its first writing, whatever came between.
+        let (t1, t2) = (UTCTime(seconds: 1_748_770_212, nanoseconds: 5), UTCTime(seconds: 1_748_770_213))
+        var w = JSONWriter(capacity: 8)
+        w.beginArray()
+        for t in [t1, t1, t2, t1, t1] { w.value(t) }
+        w.endArray()
+        let (s1, s2) = ("\"\(t1.iso8601)\"", "\"\(t2.iso8601)\"")
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), "[\(s1),\(s1),\(s2),\(s1),\(s1)]")
         let content = CIContent.sndMsgContent(.text("say \"hi\"\n"))
         let expected = #"{"type":"sndMsgContent","msgContent":{"type":"text","text":"say \"hi\"\n"}}"#
         XCTAssertEqual(String(decoding: content.jsonBytes, as: UTF8.self), expected)

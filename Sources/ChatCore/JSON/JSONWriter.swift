@@ -92,6 +92,25 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// A time's text (ASCII, nothing to escape), remembered so that the same time next can be copied from it.
+    mutating func time(_ time: UTCTime, _ text: UnsafeBufferPointer<UInt8>) {
+        separate()
+        out.lastTime = (time, out.count, text.count + 2)
+        out.append(UInt8(ascii: "\""))
+        out.append(text)
+        out.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Writes `time` again when it is the last time written.
+    mutating func repeatTime(_ time: UTCTime) -> Bool {
+        guard let last = out.lastTime, last.time == time else { return false }
+        separate()
+        out.repeatBytes(at: last.offset, count: last.length)
+        needsComma = true
+        return true
+    }
+
     /// Bytes that are one JSON value already.
     mutating func rawValue(_ json: [UInt8]) {
         separate()
@@ -221,8 +240,11 @@ public struct JSONFragment: Hashable, Sendable {
 /// uniqueness and capacity on every byte.
 private final class OutputBuffer {
     private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
+    private(set) var count = 0
     private var capacity: Int
+
+    /// The last time written and where its text is.
+    var lastTime: (time: UTCTime, offset: Int, length: Int)?
 
     init(capacity: Int) {
         self.capacity = max(64, capacity)
@@ -258,6 +280,13 @@ private final class OutputBuffer {
         reserve(bytes.count)
         (base + count).update(from: start, count: bytes.count)
         count += bytes.count
+    }
+
+    /// Appends `count` bytes written before at `offset`.
+    func repeatBytes(at offset: Int, count length: Int) {
+        reserve(length)
+        (base + count).update(from: base + offset, count: length)
+        count += length
     }
 
     /// `"name":`.

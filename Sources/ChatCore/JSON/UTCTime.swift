@@ -52,9 +52,11 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible, 
     }
 
     public func write(to w: inout JSONWriter) {
+        // An item's times are mostly one time three times over: written once, then copied.
+        if w.repeatTime(self) { return }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 30) { buffer in
             if let count = fourDigitYear(into: buffer) {
-                w.quotedASCII(UnsafeBufferPointer(rebasing: buffer[..<count]))
+                w.time(self, UnsafeBufferPointer(rebasing: buffer[..<count]))
             } else {
                 w.string(anyYear)
             }

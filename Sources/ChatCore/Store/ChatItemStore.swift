@@ -582,7 +582,9 @@ extension ChatRepository {
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
         guard row.count == itemColumnCount, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
-            let status = CIStatus(rawValue: statusText), let created = time(row[13]), let updated = time(row[14])
+            let status = CIStatus(rawValue: statusText), let created = time(row[13]),
+            // An item not edited since was updated when it was created: the same text, parsed once.
+            let updated = row[14] == row[13] ? created : time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
         let mc = try msgContent(mcText, itemText: text)
         var forwarded: CIForwardedFrom?
