@@ -81,13 +81,6 @@ final class HumanCommandTests: XCTestCase {
             let outcome = await h.engine.execute(try ChatCommand(parsing: line))
             XCTAssertEqual(outcome, .failure(NetworkRefusal.error(name)), line)
         }
-        let notServed: [(String, CommandName)] = [
-            ("/network socks=on", .apiSetNetworkConfig)
-        ]
-        for (line, name) in notServed {
-            let outcome = await h.engine.execute(try ChatCommand(parsing: line))
-            XCTAssertEqual(outcome, .failure(NetworkRefusal.notServed(name)), line)
-        }
         // `/db export` is `/_db export`, refused the same way while the chat runs.
         await h.chatError("/db export", "chatNotStopped")
     }

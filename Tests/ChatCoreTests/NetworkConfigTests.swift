@@ -52,6 +52,49 @@ final class NetworkConfigTests: XCTestCase {
         await h.expect("/network", #"{"result":{"type":"networkConfig","networkConfig":"# + Self.defaults + "}}")
     }
 
+    /// `/network socks=…`: merged over the configuration as the core merges its SimpleNetCfg, answered with the result.
+    func testSimpleSettingsMergeOverTheConfiguration() async throws {
+        let h = try EngineHarness()
+        await h.chatError("/network socks=on", "noActiveUser")
+        await h.createUser("alice")
+        await h.expect(#"/_network {"smpProxyMode":"unknown","rcvConcurrency":5}"#, #"{"result":{"type":"cmdOk"}}"#)
+        var r = await h.result("/network socks=on", "networkConfig")
+        var config = try XCTUnwrap(r["networkConfig"])
+        XCTAssertEqual(config["socksProxy"]?.stringValue, "127.0.0.1:9050")
+        XCTAssertEqual(config["hostMode"]?.stringValue, "onionViaSocks")
+        // What the command does not name is kept.
+        XCTAssertEqual(config["smpProxyMode"]?.stringValue, "unknown")
+        XCTAssertEqual(config["rcvConcurrency"]?.integerValue, 5)
+        r = await h.result(
+            "/net socks=u:p@10.0.0.1:1080 socks-mode=onion required-host-mode smp-proxy=never timeout=20 log=on",
+            "networkConfig")
+        config = try XCTUnwrap(r["networkConfig"])
+        XCTAssertEqual(config["socksProxy"]?.stringValue, "u:p@10.0.0.1:1080")
+        XCTAssertEqual(config["socksMode"]?.stringValue, "onion")
+        // A proxy with its own credentials does not isolate by them: hosts are public unless told otherwise.
+        XCTAssertEqual(config["hostMode"]?.stringValue, "public")
+        XCTAssertEqual(config["requiredHostMode"]?.boolValue, true)
+        XCTAssertEqual(config["smpProxyMode"]?.stringValue, "never")
+        XCTAssertEqual(config["logTLSErrors"]?.boolValue, true)
+        XCTAssertEqual(
+            config["tcpTimeout"], try CanonicalJSON.parse(#"{"backgroundTimeout":60000000,"interactiveTimeout":20000000}"#))
+        XCTAssertEqual(
+            config["tcpConnectTimeout"],
+            try CanonicalJSON.parse(#"{"backgroundTimeout":90000000,"interactiveTimeout":30000000}"#))
+        r = await h.result("/network socks=off smp-web-port", "networkConfig")
+        config = try XCTUnwrap(r["networkConfig"])
+        XCTAssertNil(config["socksProxy"])
+        XCTAssertEqual(config["socksMode"]?.stringValue, "always")
+        XCTAssertEqual(config["requiredHostMode"]?.boolValue, false)
+        XCTAssertEqual(config["smpWebPortServers"]?.stringValue, "all")
+        XCTAssertEqual(config["smpProxyMode"]?.stringValue, "never")
+        for bad in ["/network socks=nowhere", "/network socks=on host-mode=tor", "/network socks=on timeout=0"] {
+            await h.chatError(bad, "commandError")
+        }
+        r = await h.result("/network", "networkConfig")
+        XCTAssertEqual(r["networkConfig"], config)
+    }
+
     func testReconnectHasNothingToReconnect() async throws {
         let h = try EngineHarness()
         await h.chatError("/reconnect", "noActiveUser")

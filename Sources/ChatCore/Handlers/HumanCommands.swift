@@ -237,10 +237,10 @@ extension ChatController {
             c.chatRef = try chatRef(a.chat, user)
             c.seconds = a.seconds
             return try dispatch(.apiSetChatTTL(c))
-        case .setNetworkConfig:
-            // The settings are merged over the agent's current configuration, which the embedded core does not hold.
+        case .setNetworkConfig(let settings):
             _ = try requireUser()
-            throw NetworkRefusal.notServed(h.name)
+            networkConfig = try networkConfig.merging(settings)
+            return .networkConfig(networkConfig: networkConfig)
         // §4.11
         case .exportArchive:
             var c = ChatCommand.APIExportArchive()

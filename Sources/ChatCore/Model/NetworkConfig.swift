@@ -1,3 +1,5 @@
+internal import ChatModel
+
 /// NetworkConfig (chat-api.md §7.27): how the agent would reach servers. The embedded core has no agent, so it keeps the
 /// configuration for `/network` and uses none of it. A missing field takes its default, as the core's decoder fills it.
 public struct NetworkConfig: Hashable, Sendable, JSONEncodable {
@@ -104,10 +106,17 @@ public struct NetworkConfig: Hashable, Sendable, JSONEncodable {
     /// `[user:password@]host:port`: a port from 1 to 65535 after the last colon and a host before it.
     private static func socksProxy(_ input: JSONInput) throws(ChatError) -> String {
         let text = try input.string()
+        guard let valid = validSocksProxy(text) else {
+            throw input.fail("expected a SOCKS proxy as [user:password@]host:port, got \"\(text)\"")
+        }
+        return valid
+    }
+
+    static func validSocksProxy(_ text: String) -> String? {
         let hostPort = text.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
         guard let colon = hostPort.lastIndex(of: ":"), colon > hostPort.startIndex,
             let port = Int(hostPort[hostPort.index(after: colon)...]), (1...65535).contains(port)
-        else { throw input.fail("expected a SOCKS proxy as [user:password@]host:port, got \"\(text)\"") }
+        else { return nil }
         return text
     }
 
@@ -122,5 +131,58 @@ public struct NetworkConfig: Hashable, Sendable, JSONEncodable {
             "smpPingInterval": .integer(smpPingInterval), "smpPingCount": .integer(smpPingCount),
             "logTLSErrors": .bool(logTLSErrors),
         ])
+    }
+}
+
+extension NetworkConfig {
+    /// The SOCKS proxy `socks=on` means: Tor's default port on this machine.
+    static let defaultSocksProxy = "127.0.0.1:9050"
+
+    /// `/network` (the core's `SimpleNetCfg` over its configuration): the proxy, its modes, the host mode and TLS
+    /// logging are set from the command, each with its default when left out; the SMP proxy settings and the timeout
+    /// only when given. A timeout of `t` seconds is `t` for interactive work and `3t` in the background; connecting
+    /// may take half as long again.
+    func merging(_ s: HumanCommand.NetworkSettings) throws(ChatError) -> NetworkConfig {
+        var c = self
+        switch s.socksProxy {
+        case "off": c.socksProxy = nil
+        case "on": c.socksProxy = Self.defaultSocksProxy
+        case let proxy:
+            guard let valid = Self.validSocksProxy(proxy) else {
+                throw .error(.commandError("expected socks=on|off|[user:password@]host:port, got \(proxy)"))
+            }
+            c.socksProxy = valid
+        }
+        c.socksMode = try Self.word(s.socksMode, default: .always, "socks-mode")
+        // With a proxy that isolates by credentials (no user and password of its own), onion hosts are reached
+        // through it; otherwise hosts are public.
+        let isolating = c.socksProxy.map { !$0.contains("@") } ?? false
+        c.hostMode = try Self.word(s.hostMode, default: isolating ? .onionViaSocks : .public, "host-mode")
+        c.requiredHostMode = s.requiredHostMode
+        if let mode = s.smpProxyMode { c.smpProxyMode = try Self.word(mode, default: .always, "smp-proxy") }
+        if let fallback = s.smpProxyFallback {
+            c.smpProxyFallback = try Self.word(fallback, default: .allowProtected, "smp-proxy-fallback")
+        }
+        c.smpWebPortServers =
+            s.allWebPortServers ? .all : try Self.word(s.smpWebPortServers, default: .preset, "smp-web-port-servers")
+        if let seconds = s.tcpTimeout {
+            guard seconds > 0, seconds <= Int64.max / 4_500_000 else {
+                throw .error(.commandError("timeout must be a positive number of seconds, got \(seconds)"))
+            }
+            let t = seconds * 1_000_000
+            c.tcpTimeout = .split(backgroundTimeout: t * 3, interactiveTimeout: t)
+            let connect = t * 3 / 2
+            c.tcpConnectTimeout = .split(backgroundTimeout: connect * 3, interactiveTimeout: connect)
+        }
+        c.logTLSErrors = s.logTLSErrors
+        return c
+    }
+
+    private static func word<T: RawRepresentable<String>>(_ text: String?, default value: T, _ name: String)
+        throws(ChatError) -> T
+    {
+        guard let text else { return value }
+        guard let parsed = T(rawValue: text) else { throw .error(.commandError("unexpected \(name)=\(text)")) }
+        return parsed
     }
 }
