@@ -36,11 +36,11 @@ extension ChatController {
                 throw q.fail("unknown ChatListQuery type \"\(other)\"")
             }
         }
-        chats += try groupChats(user, query: a.query)
-        // Positions are sorted by their chats' times and paged, then the page's chats taken: a row is large, and
-        // moving thousands of them while sorting cost more than the rest of the list.
-        let times = chats.map(\.chatInfo.chatTs)
-        var order = chats.indices.sorted { times[$0] > times[$1] }
+        let listed = chats.map(ListedChat.built) + (try groupChats(user, query: a.query))
+        // Positions are sorted by their chats' times and paged, then the page's chats built: a row is large, and
+        // building or moving thousands of them cost more than the rest of the list.
+        let times = listed.map(\.chatTs)
+        var order = listed.indices.sorted { times[$0] > times[$1] }
         switch a.pagination ?? .last(count: 5000) {
         case .last(let count):
             order = Array(order.prefix(Int(clamping: count)))
@@ -51,7 +51,7 @@ extension ChatController {
             let t = try paginationTime(time)
             order = Array(order.filter { times[$0] < t }.prefix(Int(clamping: count)))
         }
-        return .apiChats(user: user, chats: order.map { chats[$0] })
+        return .apiChats(user: user, chats: try order.map { (i) throws(ChatError) in try chat(listed[i]) })
     }
 
     /// A chat list row: the chat, its newest item, its unread stats.

@@ -60,9 +60,13 @@ struct GroupRepository {
         return info
     }
 
-    /// All the user's groups, oldest first.
     /// All the user's groups, oldest first: two statements, the groups and all their tags.
     func groups(userId: Int64) throws(ChatError) -> [GroupInfo] {
+        try groupRows(userId: userId).map { (row) throws(ChatError) in try groupInfo(row) }
+    }
+
+    /// The same groups as rows read but not decoded: a chat list orders thousands of groups and shows a page of them.
+    func groupRows(userId: Int64) throws(ChatError) -> [GroupListRow] {
         var tags: [Int64: [Int64]] = [:]
         for row in try query(Self.allGroupChatTagsQuery, [.integer(userId)]) {
             guard let groupId = row[0].integer, let tagId = row[1].integer else { continue }
@@ -70,8 +74,17 @@ struct GroupRepository {
         }
         let (sql, values) = Self.groupsQuery(userId: userId)
         return try query(sql, values).map { (row) throws(ChatError) in
-            try Self.groupInfo(row, chatTags: row[0].integer.flatMap { tags[$0] } ?? [])
+            guard row.count == Self.groupColumnCount + Self.memberColumnCount, let groupId = row[0].integer,
+                let chatTs = Self.time(row[11]) ?? Self.time(row[14])
+            else { throw .errorStore(.internalError("groups row")) }
+            return GroupListRow(
+                groupId: groupId, chatTs: chatTs, favorite: row[5].integer == 1, unreadChat: row[6].integer == 1,
+                row: row, chatTags: tags[groupId] ?? [])
         }
+    }
+
+    func groupInfo(_ listed: GroupListRow) throws(ChatError) -> GroupInfo {
+        try Self.groupInfo(listed.row, chatTags: listed.chatTags)
     }
 
     /// The statements of `groups(userId:)`, for the benchmark.
@@ -402,6 +415,19 @@ struct GroupRepository {
 
     private static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
 
+    /// Times of one row: a group, its membership and their updates mostly share one time, parsed once.
+    private struct TimeParser {
+        private var last: (text: String, time: UTCTime)?
+
+        mutating func parse(_ value: SQLValue) -> UTCTime? {
+            guard let text = value.text else { return nil }
+            if let last, last.text == text { return last.time }
+            guard let time = UTCTime(iso8601: text) else { return nil }
+            last = (text, time)
+            return time
+        }
+    }
+
     /// A slice of a row read from 0, without copying it.
     private struct OffsetRow {
         let values: ArraySlice<SQLValue>
@@ -420,10 +446,11 @@ struct GroupRepository {
     }
 
     private static func groupInfo(_ row: [SQLValue], chatTags: [Int64]) throws(ChatError) -> GroupInfo {
+        var times = TimeParser()
         guard row.count == Self.groupColumnCount + Self.memberColumnCount, let groupId = row[0].integer,
             let ldn = row[1].text, let alias = row[2].text,
-            let ntfs = row[3].text.flatMap(MsgFilter.init(rawValue:)), let created = Self.time(row[13]),
-            let updated = Self.time(row[14]), let displayName = row[15].text, let fullName = row[16].text,
+            let ntfs = row[3].text.flatMap(MsgFilter.init(rawValue:)), let created = times.parse(row[13]),
+            let updated = times.parse(row[14]), let displayName = row[15].text, let fullName = row[16].text,
             let current = row[23].integer
         else { throw .errorStore(.internalError("groups row")) }
         var profile = GroupProfile(displayName: displayName, fullName: fullName)
@@ -435,16 +462,21 @@ struct GroupRepository {
         profile.memberAdmission = try json(row[22])
         return GroupInfo(
             groupId: groupId, useRelays: row[7].integer == 1, localDisplayName: ldn, groupProfile: profile,
-            localAlias: alias, membership: try member(row[groupColumnCount...]),
+            localAlias: alias, membership: try member(row[groupColumnCount...], &times),
             chatSettings: ChatSettings(
                 enableNtfs: ntfs, sendRcpts: row[4].integer.map { $0 == 1 }, favorite: row[5].integer == 1),
-            createdAt: created, updatedAt: updated, chatTs: Self.time(row[11]), userMemberProfileSentAt: Self.time(row[12]),
+            createdAt: created, updatedAt: updated, chatTs: times.parse(row[11]), userMemberProfileSentAt: times.parse(row[12]),
             chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: try Self.json(row[8]),
             customData: try Self.json(row[9]), currentMembers: current, membersRequireAttention: 0,
             unreadChat: row[6].integer == 1)
     }
 
     private static func member(_ row: ArraySlice<SQLValue>) throws(ChatError) -> GroupMember {
+        var times = TimeParser()
+        return try member(row, &times)
+    }
+
+    private static func member(_ row: ArraySlice<SQLValue>, _ times: inout TimeParser) throws(ChatError) -> GroupMember {
         // Indexed from the slice's start: the member's columns follow the group's in a group row.
         let row = OffsetRow(row)
         guard row.count == memberColumnCount, let id = row[0].integer, let groupId = row[1].integer,
@@ -453,7 +485,7 @@ struct GroupRepository {
             let category = row[5].text.flatMap(GroupMemberCategory.init(rawValue:)),
             let status = row[6].text.flatMap(GroupMemberStatus.init(rawValue:)), let invitedBy = row[9].text,
             let ldn = row[12].text, let contactProfileId = row[14].integer, let minV = row[15].integer,
-            let maxV = row[16].integer, let created = time(row[17]), let updated = time(row[18]),
+            let maxV = row[16].integer, let created = times.parse(row[17]), let updated = times.parse(row[18]),
             let profileId = row[19].integer, let displayName = row[20].text, let fullName = row[21].text,
             let alias = row[29].text
         else { throw .errorStore(.internalError("group_members row")) }
@@ -514,4 +546,16 @@ extension GroupRepository {
             }
         }
     }
+}
+
+/// A group's row as the chat list reads it: what ordering and filtering need, the rest decoded when shown.
+struct GroupListRow {
+    let groupId: Int64
+    /// When the chat was last active (its chat time, else its update), as `ChatInfo.chatTs` orders it.
+    let chatTs: UTCTime
+    let favorite: Bool
+    /// Marked unread by the user.
+    let unreadChat: Bool
+    fileprivate let row: [SQLValue]
+    fileprivate let chatTags: [Int64]
 }
