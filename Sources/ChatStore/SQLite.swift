@@ -36,8 +36,11 @@ public final class SQLiteDatabase {
     /// Enough for every statement the store issues with its SQL fixed; beyond it, an arbitrary one makes room.
     private static let statementCacheLimit = 256
     public let path: String
+    /// The key the file is sealed with, nil for plaintext: kept so that `reopen` opens the file as it is now, and
+    /// replaced when `/_db encryption` changes it.
+    var key: DatabaseKey?
     /// Whether the file is sealed by the encrypting VFS.
-    public let isSealed: Bool
+    public var isSealed: Bool { key != nil }
 
     /// Opens (creating if needed) a plaintext database file; WAL journal, foreign keys on, a busy timeout.
     public convenience init(path: String) throws(SQLiteError) { try self.init(path: path, key: nil) }
@@ -70,7 +73,7 @@ public final class SQLiteDatabase {
         }
         handle = db
         self.path = path
-        isSealed = key != nil
+        self.key = key
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
         if key != nil {

@@ -263,11 +263,17 @@ extension SQLiteDatabase {
             try source.run("VACUUM INTO ?", [.text(SealedStorage.uri(staging, vfs: SealedStorage.defaultVFSName))])
             return
         }
-        let pageKey = try SealedStorage.create(staging, with: new)
+        try source.vacuum(into: staging, sealedWith: new)
+    }
+
+    /// `VACUUM INTO` a new file sealed with `key`: its key header (a fresh salt) first, then the pages through the
+    /// sealed VFS, which the target's URI names. The connection must read names as URIs (sealed connections do).
+    func vacuum(into target: String, sealedWith key: DatabaseKey) throws(SQLiteError) {
+        let pageKey = try SealedStorage.create(target, with: key)
         // Refused on a database with pages (SQLITE_READONLY), but remembered for the copy.
-        _ = try? source.setReservedBytes(Int32(SIMPLEX_SEALED_RESERVE))
+        _ = try? setReservedBytes(Int32(SIMPLEX_SEALED_RESERVE))
         try SealedStorage.withSlot(pageKey) { slot throws(SQLiteError) in
-            try source.run("VACUUM INTO ?", [.text(SealedStorage.uri(staging, vfs: SIMPLEX_SEALED_VFS_NAME, slot: slot))])
+            try run("VACUUM INTO ?", [.text(SealedStorage.uri(target, vfs: SIMPLEX_SEALED_VFS_NAME, slot: slot))])
         }
     }
 }
