@@ -61,7 +61,7 @@ public final class SQLiteDatabase {
             let pageKey = try SealedStorage.pageKey(opening: path, with: key)
             rc = try SealedStorage.withSlot(pageKey) { slot throws(SQLiteError) in
                 sqlite3_open_v2(
-                    SealedStorage.uri(path, vfs: SIMPLEX_SEALED_VFS_NAME, slot: slot), &db, flags | SQLITE_OPEN_URI, nil)
+                    SealedStorage.uri(path, vfs: SealedStorage.vfsName, slot: slot), &db, flags | SQLITE_OPEN_URI, nil)
             }
         } else {
             rc = sqlite3_open_v2(path, &db, flags | (namesAreURIs ? SQLITE_OPEN_URI : 0), nil)
