@@ -75,10 +75,11 @@ extension ChatDatabases {
     }
 
     /// Reopens both files and migrates them as `confirmation` allows (`chat_reopen_store`; files replaced meanwhile
-    /// may be older than this build).
-    public func reopen(confirmation: MigrationConfirmation = .yesUp) throws(OpenError) {
+    /// may be older than this build). Each file opens under the key it was open with, or with `keys` given (files
+    /// re-keyed by another connection), under the first of them that opens it.
+    public func reopen(confirmation: MigrationConfirmation = .yesUp, keys: [DatabaseKey?]? = nil) throws(OpenError) {
         for (db, migrations) in [(chat, Migration.chat), (agent, Migration.agent)] {
-            do { try db.reopen() } catch {
+            if let error = db.reopen(tryingKeys: keys ?? [db.key]) {
                 throw error.isNotADatabase ? .errorNotADatabase(dbFile: db.path) : .errorSQL(dbFile: db.path, error.message)
             }
             try Self.migrate(db, migrations: migrations, confirmation: confirmation)
