@@ -44,11 +44,12 @@ void hs_init_with_rtsopts(int *argc, char ***argv);
  *   {"type":"errorNotADatabase","dbFile":F}                    not a database, or a wrong key
  *   {"type":"errorMigration","dbFile":F,"migrationError":E}    migrations need confirmation or cannot run
  *   {"type":"errorSQL","dbFile":F,"migrationSQLError":S}       SQLite failed; path or ctrl NULL
- * `key` is the SQLCipher passphrase of the official core; this core keeps its databases unencrypted, so only ""
- * (or NULL) opens them: a key given for an existing plain database is a wrong key (errorNotADatabase), and a new
- * database cannot be created encrypted (errorSQL). */
+ * `key` is the passphrase the files are encrypted with ("" or NULL: plaintext files). The official core hands it to
+ * SQLCipher; this one seals the files itself (docs/storage-encryption.md, not SQLCipher's format): a new store made
+ * with a key is sealed, and a wrong key, a key for plaintext files or no key for sealed ones is errorNotADatabase. */
 char *chat_migrate_init(const char *path, const char *key, const char *confirm, chat_ctrl *ctrl);
-/* The same; `keepKey` and `background` are accepted (the key is "" and there is no background mode). */
+/* The same; `keepKey` and `background` are accepted (the key is always kept for chat_reopen_store, which opens the
+ * files under the key `/_db encryption` last gave them; there is no background mode). */
 char *chat_migrate_init_key(const char *path, const char *key, int keepKey, const char *confirm, int background,
                             chat_ctrl *ctrl);
 

@@ -22,6 +22,8 @@
 #include <pthread.h>
 #include <sodium.h>
 #include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 enum {
@@ -60,6 +62,9 @@ typedef struct sealed_file {
 } sealed_file;
 
 static sqlite3_vfs sealed_vfs;
+/* SIMPLEX_SEALED_VFS_NAME and this copy's address: another copy of this code in the process (libsimplex.so loaded
+   by a program that links it too) registers under another name, so neither opens files with the other's slots. */
+static char sealed_vfs_name[64];
 static sqlite3_vfs *root_vfs(void) { return (sqlite3_vfs *)sealed_vfs.pAppData; }
 
 /* MARK: key slots */
@@ -400,7 +405,7 @@ static int sealed_file_control(sqlite3_file *file, int op, void *arg) {
     case SQLITE_FCNTL_SIZE_HINT:
     case SQLITE_FCNTL_CHUNK_SIZE: return SQLITE_OK;
     case SQLITE_FCNTL_VFSNAME:
-        *(char **)arg = sqlite3_mprintf("%s", SIMPLEX_SEALED_VFS_NAME);
+        *(char **)arg = sqlite3_mprintf("%s", sealed_vfs_name);
         return SQLITE_OK;
     default: return f->real->pMethods->xFileControl(f->real, op, arg);
     }
@@ -587,11 +592,12 @@ static void register_once(void) {
     if (sodium_init() < 0 || !construction_agrees_with_libsodium()) return;
     sqlite3_vfs *root = sqlite3_vfs_find(NULL);
     if (root == NULL) return;
+    snprintf(sealed_vfs_name, sizeof sealed_vfs_name, "%s-%jx", SIMPLEX_SEALED_VFS_NAME, (uintmax_t)(uintptr_t)&sealed_vfs);
     sealed_vfs = (sqlite3_vfs){
         .iVersion = 2,
         .szOsFile = (int)sizeof(sealed_file) + root->szOsFile,
         .mxPathname = root->mxPathname,
-        .zName = SIMPLEX_SEALED_VFS_NAME,
+        .zName = sealed_vfs_name,
         .pAppData = root,
         .xOpen = sealed_open,
         .xDelete = sealed_delete,
@@ -614,3 +620,5 @@ int simplex_sealed_vfs_register(void) {
     pthread_once(&registration, register_once);
     return registration_result;
 }
+
+const char *simplex_sealed_vfs_name(void) { return sealed_vfs_name; }

@@ -14,13 +14,13 @@ public final class BlockingChatEngine: Sendable {
     /// The outgoing events.
     public let events: EventQueue
 
-    /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db` and migrates them as `confirmation` allows
-    /// (`chat_migrate_init`, §9.2).
+    /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db`, sealed with `key` when given, and migrates them
+    /// as `confirmation` allows (`chat_migrate_init_key`, §9.2). A wrong key is `errorNotADatabase`.
     public init(
-        prefix: String, confirmation: MigrationConfirmation = .yesUp,
+        prefix: String, key: DatabaseKey? = nil, confirmation: MigrationConfirmation = .yesUp,
         configuration: ChatEngine.Configuration = ChatEngine.Configuration()
     ) throws(ChatDatabases.OpenError) {
-        let databases = try ChatDatabases(prefix: prefix, confirmation: confirmation)
+        let databases = try ChatDatabases(prefix: prefix, key: key, confirmation: confirmation)
         events = EventQueue(capacity: configuration.eventQueueCapacity)
         controller = Mutex(ChatController(databases: databases, configuration: configuration))
     }
@@ -40,6 +40,9 @@ public final class BlockingChatEngine: Sendable {
             return EnvelopeJSON(outcome)
         }
     }
+
+    /// The key the store is open with now (`/_db encryption` changes it); nil for plaintext files.
+    public var databaseKey: DatabaseKey? { controller.withLock { $0.databases.key } }
 
     /// The next event envelope, or nil when none came within `waitMicroseconds` (`chat_recv_msg_wait`).
     public func nextEvent(waitMicroseconds: Int64) -> [UInt8]? {

@@ -1,6 +1,6 @@
 public import ChatModel
 public import ChatStore
-internal import SimplexCrypto
+public import SimplexCrypto
 public import SimplexEncoding
 
 /// The embedded chat core: answers the text command API of chat-api.md with the JSON of SimpleX's own core, on its own
@@ -23,6 +23,9 @@ public actor ChatEngine {
         public var randomBytes: @Sendable (Int) -> [UInt8] = { SecureRandom.bytes($0) }
         /// The chat item expiry's timing and batch size (tests shorten the times).
         public var itemExpiry = ItemExpiryConfiguration()
+        /// Argon2id's cost for the files `/_db encryption` seals (tests lower it; files keep the cost they were made
+        /// with).
+        public var databaseKeyCost = PassphraseKey.Cost.interactive
 
         public init() {}
     }
@@ -46,12 +49,13 @@ public actor ChatEngine {
         for task in expiryTasks.values { task.cancel() }
     }
 
-    /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db` and migrates them as `confirmation` allows
-    /// (`chat_migrate_init`, §9.2).
+    /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db`, sealed with `key` when given, and migrates them
+    /// as `confirmation` allows (`chat_migrate_init`, §9.2). A wrong key is `errorNotADatabase`.
     public init(
-        prefix: String, confirmation: MigrationConfirmation = .yesUp, configuration: Configuration = Configuration()
+        prefix: String, key: DatabaseKey? = nil, confirmation: MigrationConfirmation = .yesUp,
+        configuration: Configuration = Configuration()
     ) throws(ChatDatabases.OpenError) {
-        let databases = try ChatDatabases(prefix: prefix, confirmation: confirmation)
+        let databases = try ChatDatabases(prefix: prefix, key: key, confirmation: confirmation)
         self.init(databases: databases, configuration: configuration)
     }
 

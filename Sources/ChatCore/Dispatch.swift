@@ -134,8 +134,8 @@ extension ChatController {
         case .reconnectAllServers: return try reconnectAllServers()
         case .reconnectServer(let a): return try reconnectServer(a)
         // §4.11
-        case .apiStorageEncryption: return try unserved(command)
-        case .testStorageEncryption: return try unserved(command)
+        case .apiStorageEncryption(let a): return try storageEncryption(a)
+        case .testStorageEncryption(let a): return try testStorageEncryption(a)
         case .apiExportArchive(let a): return try exportArchive(a)
         case .apiImportArchive(let a): return try importArchive(a)
         case .apiDeleteStorage: return try deleteStorage()

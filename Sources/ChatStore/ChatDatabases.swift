@@ -3,6 +3,8 @@
 public final class ChatDatabases {
     public let chat: SQLiteDatabase
     public let agent: SQLiteDatabase
+    /// The files' common prefix (`<prefix>_chat.db`, `<prefix>_agent.db`).
+    public let prefix: String
 
     /// Why a store could not be opened: `DBMigrationResult` of chat-api.md §9.6 minus `ok`.
     public enum OpenError: Error, Equatable, Sendable {
@@ -35,6 +37,7 @@ public final class ChatDatabases {
     /// key there is nil here), and migrates them as `confirmation` allows. A wrong key is `errorNotADatabase`.
     public init(prefix: String, key: DatabaseKey?, confirmation: MigrationConfirmation) throws(OpenError) {
         let files = Self.files(prefix: prefix)
+        self.prefix = prefix
         chat = try Self.open(files.chat, key: key, migrations: Migration.chat, confirmation: confirmation)
         agent = try Self.open(files.agent, key: key, migrations: Migration.agent, confirmation: confirmation)
     }
@@ -85,6 +88,24 @@ public final class ChatDatabases {
             do { try SQLiteDatabase.changeKey(path: file, from: current, to: new) } catch { throw .errorExport(error) }
         }
     }
+
+    /// `/_db encryption` on this store: closes both connections, changes the key of both files
+    /// (`changeKey(prefix:current:new:)`), and opens them again under the key each file has now — the new one after
+    /// success; after a failure, the one it had (an interrupted change can leave the chat file under the new key).
+    /// Should a file not open again, the store stays closed and its calls fail with "database is closed".
+    public func changeKey(current: DatabaseKey?, new: DatabaseKey?) throws(KeyError) {
+        close()
+        var failure: KeyError?
+        do { try Self.changeKey(prefix: prefix, current: current, new: new) } catch { failure = error }
+        for db in [chat, agent] {
+            let keys = failure == nil ? [new] : [db.key, new]
+            if let error = db.reopen(tryingKeys: keys), failure == nil { failure = .errorOpen(error) }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The key both files are open with; nil for plaintext.
+    public var key: DatabaseKey? { chat.key }
 
     private static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
         switch SQLiteDatabase.storageState(ofFile: file) {

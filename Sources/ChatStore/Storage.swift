@@ -17,11 +17,30 @@ extension SQLiteDatabase {
     /// file as it is now (replaced by an import, say).
     public func reopen() throws(SQLiteError) {
         guard isClosed else { return }
-        let fresh = try SQLiteDatabase(path: path)
+        let fresh = try SQLiteDatabase(path: path, key: key)
         handle = fresh.handle
         isClosed = false
         // The handle now belongs to this object; the fresh one must not close it.
         fresh.isClosed = true
+    }
+
+    /// Reopens under the first of `keys` that opens the file, keeping it as the file's key; when none does, the
+    /// connection stays closed with its key as it was, and the last failure is returned.
+    func reopen(tryingKeys keys: [DatabaseKey?]) -> SQLiteError? {
+        let before = key
+        var failure: SQLiteError?
+        for candidate in keys {
+            key = candidate
+            do {
+                try reopen()
+                return nil
+            } catch {
+                failure = error
+                if !error.isNotADatabase { break }
+            }
+        }
+        key = before
+        return failure
     }
 
     func requireOpen() throws(SQLiteError) {
@@ -29,9 +48,14 @@ extension SQLiteDatabase {
     }
 
     /// A consistent, compact copy of the database in a new file (`VACUUM INTO`): what committed transactions hold,
-    /// WAL included, without stopping the connection.
+    /// WAL included, without stopping the connection. A sealed database's copy is sealed with the same passphrase
+    /// (under a salt of its own), as the apps export their encrypted files: the same key opens it.
     public func copy(to file: String) throws(SQLiteError) {
-        try run("VACUUM INTO ?", [.text(file)])
+        guard let key else {
+            try run("VACUUM INTO ?", [.text(file)])
+            return
+        }
+        try vacuum(into: file, sealedWith: key)
     }
 
     /// The files SQLite keeps beside a database in WAL mode.
@@ -51,10 +75,11 @@ extension ChatDatabases {
     }
 
     /// Reopens both files and migrates them as `confirmation` allows (`chat_reopen_store`; files replaced meanwhile
-    /// may be older than this build).
-    public func reopen(confirmation: MigrationConfirmation = .yesUp) throws(OpenError) {
+    /// may be older than this build). Each file opens under the key it was open with, or with `keys` given (files
+    /// re-keyed by another connection), under the first of them that opens it.
+    public func reopen(confirmation: MigrationConfirmation = .yesUp, keys: [DatabaseKey?]? = nil) throws(OpenError) {
         for (db, migrations) in [(chat, Migration.chat), (agent, Migration.agent)] {
-            do { try db.reopen() } catch {
+            if let error = db.reopen(tryingKeys: keys ?? [db.key]) {
                 throw error.isNotADatabase ? .errorNotADatabase(dbFile: db.path) : .errorSQL(dbFile: db.path, error.message)
             }
             try Self.migrate(db, migrations: migrations, confirmation: confirmation)

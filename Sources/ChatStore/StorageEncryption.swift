@@ -144,6 +144,9 @@ enum SealedStorage {
         return try body(slot)
     }
 
+    /// The name of this copy's sealed VFS (registered by `withSlot` before any URI names it).
+    static var vfsName: String { String(cString: simplex_sealed_vfs_name()) }
+
     /// An SQLite URI for `path` through `vfs`: `%`, `?` and `#` escaped, an empty authority so any path is one.
     static func uri(_ path: String, vfs: String, slot: Int32? = nil) -> String {
         var escaped = ""
@@ -157,7 +160,7 @@ enum SealedStorage {
         }
         let prefix = path.hasPrefix("/") ? "file://" : "file:"
         let key = slot.map { "&\(SIMPLEX_SEALED_KEY_PARAMETER)=\($0)" } ?? ""
-        // VFS names here are ours or SQLite's default ("unix"): nothing to escape.
+        // VFS names here are ours (letters, digits, '-') or SQLite's default ("unix"): nothing to escape.
         return "\(prefix)\(escaped)?vfs=\(vfs)\(key)"
     }
 
@@ -263,11 +266,17 @@ extension SQLiteDatabase {
             try source.run("VACUUM INTO ?", [.text(SealedStorage.uri(staging, vfs: SealedStorage.defaultVFSName))])
             return
         }
-        let pageKey = try SealedStorage.create(staging, with: new)
+        try source.vacuum(into: staging, sealedWith: new)
+    }
+
+    /// `VACUUM INTO` a new file sealed with `key`: its key header (a fresh salt) first, then the pages through the
+    /// sealed VFS, which the target's URI names. The connection must read names as URIs (sealed connections do).
+    func vacuum(into target: String, sealedWith key: DatabaseKey) throws(SQLiteError) {
+        let pageKey = try SealedStorage.create(target, with: key)
         // Refused on a database with pages (SQLITE_READONLY), but remembered for the copy.
-        _ = try? source.setReservedBytes(Int32(SIMPLEX_SEALED_RESERVE))
+        _ = try? setReservedBytes(Int32(SIMPLEX_SEALED_RESERVE))
         try SealedStorage.withSlot(pageKey) { slot throws(SQLiteError) in
-            try source.run("VACUUM INTO ?", [.text(SealedStorage.uri(staging, vfs: SIMPLEX_SEALED_VFS_NAME, slot: slot))])
+            try run("VACUUM INTO ?", [.text(SealedStorage.uri(target, vfs: SealedStorage.vfsName, slot: slot))])
         }
     }
 }

@@ -11,6 +11,24 @@ public actor ChatStoreActor {
         databases = try ChatDatabases(prefix: prefix, key: key, confirmation: confirmation)
     }
 
+    /// The key the files are open with; nil for plaintext.
+    public var key: DatabaseKey? { databases.key }
+
+    /// Closes both connections, for a command that replaces or re-keys the files through another connection; until
+    /// `reopen`, calls fail with "database is closed".
+    public func close() { databases.close() }
+
+    /// Opens both files again, each under the first of `keys` that opens it (nil: the key it had), migrating files
+    /// that were replaced meanwhile.
+    public func reopen(keys: [DatabaseKey?]? = nil) throws(ChatDatabases.OpenError) {
+        try databases.reopen(keys: keys)
+    }
+
+    /// `/_db encryption` for files of this store's own: see `ChatDatabases.changeKey(current:new:)`.
+    public func changeKey(current: DatabaseKey?, new: DatabaseKey?) throws(ChatDatabases.KeyError) {
+        try databases.changeKey(current: current, new: new)
+    }
+
     /// Runs `body` with the known-controller table.
     public func remoteControllers<T: Sendable>(_ body: (RemoteControllerStore) throws(PairingStoreError) -> T)
         throws(PairingStoreError) -> T

@@ -7,46 +7,46 @@ import Synchronization
 /// close and open again. Shared by every thread that calls in; each call runs on its caller's thread.
 final class ChatControl: Sendable {
     let prefix: String
-    private let engine: Mutex<BlockingChatEngine?>
+    /// The engine (nil while the store is closed) and the key its files are under, for reopening them.
+    private let state: Mutex<(engine: BlockingChatEngine?, key: DatabaseKey?)>
 
-    private init(prefix: String, engine: BlockingChatEngine) {
+    private init(prefix: String, key: DatabaseKey?, engine: BlockingChatEngine) {
         self.prefix = prefix
-        self.engine = Mutex(engine)
+        state = Mutex((engine, key))
     }
 
-    /// Opens the store as `chat_migrate_init` does (chat-api.md §9.5, §9.6).
+    /// Opens the store as `chat_migrate_init_key` does (chat-api.md §9.5, §9.6): sealed with `key` unless it is empty
+    /// (docs/storage-encryption.md). A wrong key, a key for plaintext files and no key for sealed ones are all
+    /// `errorNotADatabase`, as SQLCipher has them. `keepKey` is not needed: the key is kept for `chat_reopen_store`.
     static func open(prefix: String, key: String, confirmation: MigrationConfirmation) -> Result<ChatControl, MigrationResult> {
-        if !key.isEmpty {
-            // The official core hands the key to SQLCipher. Ours keeps plain SQLite files: a key for an existing file is
-            // a wrong key, as SQLCipher finds it, and a new file cannot honour one.
-            let chatFile = ChatDatabases.files(prefix: prefix).chat
-            if access(chatFile, F_OK) == 0 { return .failure(.errorNotADatabase(dbFile: chatFile)) }
-            return .failure(
-                .errorSQL(dbFile: chatFile, "database encryption is not supported by this core: open it with an empty key"))
-        }
+        let databaseKey = DatabaseKey(key)
         do throws(ChatDatabases.OpenError) {
-            return .success(
-                ChatControl(prefix: prefix, engine: try BlockingChatEngine(prefix: prefix, confirmation: confirmation)))
+            let engine = try BlockingChatEngine(prefix: prefix, key: databaseKey, confirmation: confirmation)
+            return .success(ChatControl(prefix: prefix, key: databaseKey, engine: engine))
         } catch {
             return .failure(MigrationResult(error))
         }
     }
 
     /// The engine, nil while the store is closed.
-    var current: BlockingChatEngine? { engine.withLock { $0 } }
+    var current: BlockingChatEngine? { state.withLock { $0.engine } }
 
-    /// Drops the engine; its databases close when its last command finishes.
+    /// Drops the engine; its databases close when its last command finishes. The key they are under now (which
+    /// `/_db encryption` may have changed) is kept for `reopen`.
     func close() -> String {
-        engine.withLock { $0 = nil }
+        state.withLock { state in
+            if let engine = state.engine { state.key = engine.databaseKey }
+            state.engine = nil
+        }
         return ""
     }
 
     /// Opens the store again: "" or why not.
     func reopen() -> String {
-        engine.withLock { engine in
-            guard engine == nil else { return "" }
+        state.withLock { state in
+            guard state.engine == nil else { return "" }
             do throws(ChatDatabases.OpenError) {
-                engine = try BlockingChatEngine(prefix: prefix, confirmation: .yesUp)
+                state.engine = try BlockingChatEngine(prefix: prefix, key: state.key, confirmation: .yesUp)
                 return ""
             } catch {
                 return MigrationResult(error).json.rendered

@@ -8,19 +8,29 @@ public struct CommandRouter: Sendable {
     public let backend: any ChatBackend
     /// With `--reconnect`: told about the user's remote-control commands, so its automatic search gives way.
     public let reconnector: Reconnector?
+    /// The host's own connections to the store, closed around the commands that replace or re-key its files.
+    public let storeFiles: HostStoreFiles?
 
-    public init(remoteControl: HostRemoteControl, backend: any ChatBackend, reconnector: Reconnector? = nil) {
+    public init(
+        remoteControl: HostRemoteControl, backend: any ChatBackend, reconnector: Reconnector? = nil,
+        storeFiles: HostStoreFiles? = nil
+    ) {
         self.remoteControl = remoteControl
         self.backend = backend
         self.reconnector = reconnector
+        self.storeFiles = storeFiles
     }
 
     /// Runs a line typed locally; returns the FFI envelope.
     public func executeLocal(_ line: String) async -> [UInt8] {
-        guard let command = try? ChatCommand(parsing: line), RemotePolicy.remoteControl.contains(command.name) else {
+        let parsed = try? ChatCommand(parsing: line)
+        guard let command = parsed, RemotePolicy.remoteControl.contains(command.name) else {
             if await remoteControl.isConnected {
                 return Envelope.error(
                     .commandError("the host is controlled remotely: stop the remote session first (/stop remote ctrl)"))
+            }
+            if let parsed, let storeFiles, HostStoreFiles.changesFiles(parsed) {
+                return await storeFiles.around(parsed) { await backend.execute(line) }
             }
             return await backend.execute(line)
         }

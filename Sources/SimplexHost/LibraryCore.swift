@@ -57,14 +57,14 @@ public final class LibraryCore: ChatBackend {
     }
 
     /// Loads the library at `path`, starts its runtime and opens `<prefix>_chat.db` and `<prefix>_agent.db` through it,
-    /// migrating them as the embedded core does (`yesUp`).
-    public static func load(path: String, prefix: String) async throws(LoadError) -> LibraryCore {
+    /// encrypted with `key` unless it is empty, migrating them as the embedded core does (`yesUp`).
+    public static func load(path: String, prefix: String, key: String = "") async throws(LoadError) -> LibraryCore {
         let functions = try resolve(path: path)
         let commandThreads = CallerThreads(count: commandThreadCount, name: "libsimplex commands")
         let opened = await commandThreads.run { () -> Result<Controller, LoadError> in
             startRuntime(functions.initRuntime)
             var pointer: UnsafeMutableRawPointer?
-            let answer = take(functions.migrateInit(prefix, "", "yesUp", &pointer)) ?? []
+            let answer = take(functions.migrateInit(prefix, key, "yesUp", &pointer)) ?? []
             let json = try? CanonicalJSON.parse(answer)
             let type = json?["type"]?.stringValue ?? "unreadable"
             guard type == "ok", let pointer else {

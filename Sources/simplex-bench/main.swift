@@ -5,9 +5,10 @@
 //   simplex-bench session                    session set-up split (TLS, KEM, HELLO) and `send` round trips
 //   simplex-bench host                       events/s to a controller; a remote /_get chats beside the local one
 //   simplex-bench abi [--seconds S]          commands per second through libsimplex's C ABI beside the Swift API
-//   simplex-bench core [N] [--groups G] [--rounds R] [--only C]
+//   simplex-bench core [N] [--groups G] [--rounds R] [--only C] [--encrypted]
 //                                            the chat core's item queries on N notes (1,000,000) and its chat list
-//                                            with G local groups (10,000)
+//                                            with G local groups (10,000); --encrypted: on a plaintext and an
+//                                            encrypted store in one run, with the ratios
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
 //   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
 import Foundation
@@ -126,8 +127,14 @@ case "core":
         groups = max(0, g)
         args.removeSubrange(i...i + 1)
     }
-    try await CoreBenchmark.run(
-        items: args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000, groups: groups, rounds: max(1, rounds), only: only)
+    let encrypted = args.contains("--encrypted")
+    args.removeAll { $0 == "--encrypted" }
+    let items = args.dropFirst().first.flatMap { Int($0) } ?? 1_000_000
+    if encrypted {
+        try await CoreBenchmark.runEncrypted(items: items, groups: groups, rounds: max(1, rounds), only: only)
+    } else {
+        try await CoreBenchmark.run(items: items, groups: groups, rounds: max(1, rounds), only: only)
+    }
 case "files":
     var megabytes = 1000
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
@@ -137,7 +144,7 @@ case "store-encryption":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] | files [--mb N] | store-encryption [--seconds S]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S]\n"
                 .utf8)
     )
     exit(2)

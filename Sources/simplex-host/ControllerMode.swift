@@ -16,10 +16,20 @@ enum ControllerMode {
             return message.isEmpty ? 0 : 2
         }
         let store: ChatStoreActor
+        let key: StoreKey?
+        do { key = try StoreKey.resolve(file: options.databaseKeyFile, environment: ProcessInfo.processInfo.environment) } catch {
+            FileHandle.standardError.write(Data("simplex-host controller: \(error.message); \(error.hint)\n".utf8))
+            return 2
+        }
         do {
             try FileManager.default.createDirectory(at: options.dataFolder, withIntermediateDirectories: true)
             store = try ChatStoreActor(
-                prefix: options.dataFolder.appendingPathComponent("simplex_v1").path, confirmation: .yesUp)
+                prefix: options.dataFolder.appendingPathComponent("simplex_v1").path, key: key?.databaseKey,
+                confirmation: .yesUp)
+        } catch ChatDatabases.OpenError.errorNotADatabase(let file) {
+            FileHandle.standardError.write(
+                Data("simplex-host controller: \(file) does not open; \(StoreKey.wrongKeyHint)\n".utf8))
+            return 1
         } catch {
             FileHandle.standardError.write(Data("simplex-host controller: \(error)\n".utf8))
             return 1

@@ -14,6 +14,8 @@ struct ControllerOptions {
 
     var json = false
     var dataFolder: URL
+    /// `--db-key-file PATH`: the passphrase of an encrypted data folder (or `SIMPLEX_DB_KEY`: `StoreKey`).
+    var databaseKeyFile: String?
     var deviceName: String?
     /// A known host to start with instead of a new pairing (interactive mode).
     var host: Int64?
@@ -35,7 +37,7 @@ struct ControllerOptions {
     var announceInterval: Double?
 
     static let usage = """
-        usage: simplex-host controller [--json] [--data DIR] [--device-name NAME] [--host ID [--announce]]
+        usage: simplex-host controller [--json] [--data DIR] [--db-key-file PATH] [--device-name NAME] [--host ID [--announce]]
                                        [--addr IPV4 --iface NAME] [--port N] [--qr terminal|text|png:FILE|svg:FILE]
                                        [--qr-invert] [--qr-style half|full] [--multicast ADDR:PORT]
                                        [--multicast-iface IPV4] [--no-compression] [TIMEOUTS]
@@ -46,6 +48,7 @@ struct ControllerOptions {
           --json                 scripting mode: controller commands (/start remote host new, /list remote hosts, …)
                                  and chat commands on standard input, one JSON line per response or event out
           --data DIR             data folder with the known hosts (default: as simplex-host's)
+          --db-key-file PATH     the passphrase of an encrypted data folder, from a file (or SIMPLEX_DB_KEY)
           --device-name NAME     the name hosts see (default: this machine's host name)
           --host ID              start a session with a known host instead of a new pairing
           --announce             with --host: announce the invitation by multicast (60 packets, one a second)
@@ -84,6 +87,7 @@ struct ControllerOptions {
             switch arguments[i] {
             case "--json": json = true
             case "--data": dataFolder = URL(fileURLWithPath: try value("--data"))
+            case "--db-key-file": databaseKeyFile = try value("--db-key-file")
             case "--device-name": deviceName = try value("--device-name")
             case "--host":
                 guard let id = Int64(try value("--host")), id >= 0 else { throw Failure.usage("--host takes a host id") }

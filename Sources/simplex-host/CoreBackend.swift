@@ -6,9 +6,9 @@ import SimplexHost
 
 /// The embedded core (`--core-lib` runs a libsimplex instead: `LibraryCore`).
 enum CoreBackend {
-    /// The embedded core on `<prefix>_chat.db`.
-    static func make(prefix: String) throws -> any ChatBackend {
-        EmbeddedCore(engine: try ChatEngine(prefix: prefix, confirmation: .yesUp))
+    /// The embedded core on `<prefix>_chat.db`, sealed with `key` when given.
+    static func make(prefix: String, key: DatabaseKey?) throws -> any ChatBackend {
+        EmbeddedCore(engine: try ChatEngine(prefix: prefix, key: key, confirmation: .yesUp))
     }
 
     /// Puts the core's files in `dataFolder/files` — where the session bridge stores a controller's uploads, so that a

@@ -32,6 +32,9 @@ enum Help {
                                  how soon a vanished controller is noticed (defaults 30, 15, 4: within 90 seconds)
           --event-queue N        events a controller may leave unfetched before its session ends (default 4096)
           --core-lib PATH        run a libsimplex (its C ABI) instead of the embedded core
+          --db-key-file PATH     the databases are encrypted with the passphrase in this file (keep it chmod 600);
+                                 or set SIMPLEX_DB_KEY. Never on the command line, which other users can see.
+                                 A new data folder is made encrypted; /db key OLD NEW (chat stopped) changes the key
         """
 
     static let exitCodes = """

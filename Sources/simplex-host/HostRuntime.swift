@@ -94,19 +94,25 @@ final class HostRuntime: Sendable {
 
     init(options: Options, output: Output) async throws(StartFailure) {
         folder = DataFolder(url: options.dataFolder)
+        let key = try StoreKey.resolved(options.databaseKeyFile)
         try folder.prepare()
         // A loaded library opens (and migrates) the databases first, so its own DBMigrationResult says what is wrong.
-        let library = try await Self.loadLibrary(options.coreLibrary, folder: folder)
+        let library = try await Self.loadLibrary(options.coreLibrary, key: key, folder: folder)
         let store: ChatStoreActor
         do {
             store = try ChatStoreActor(
-                prefix: library == nil ? folder.databasePrefix : folder.hostStorePrefix, confirmation: .yesUp)
+                prefix: library == nil ? folder.databasePrefix : folder.hostStorePrefix, key: key?.databaseKey,
+                confirmation: .yesUp)
             if let library {
                 backend = library
             } else {
-                backend = try CoreBackend.make(prefix: folder.databasePrefix)
+                backend = try CoreBackend.make(prefix: folder.databasePrefix, key: key?.databaseKey)
             }
             try await CoreBackend.setFilePaths(of: backend, dataFolder: folder.url)
+        } catch ChatDatabases.OpenError.errorNotADatabase(let file) {
+            throw StartFailure(
+                message: "\(file) does not open \(key == nil ? "without a key" : "with this key")",
+                hint: StoreKey.wrongKeyHint, code: .storage)
         } catch {
             throw StartFailure(
                 message: "cannot open the databases in \(folder.url.path): \(error)",
@@ -145,7 +151,9 @@ final class HostRuntime: Sendable {
         box.remoteControl = remoteControl
         let reconnector = options.reconnect ? Reconnector(remoteControl: remoteControl, report: output.automaticResponse) : nil
         self.reconnector = reconnector
-        router = CommandRouter(remoteControl: remoteControl, backend: backend, reconnector: reconnector)
+        router = CommandRouter(
+            remoteControl: remoteControl, backend: backend, reconnector: reconnector,
+            storeFiles: HostStoreFiles(store: store, sharedWithCore: library == nil))
         let events = self.events
         eventTask = Task.detached { await events.run() }
         remoteEventTask = Task.detached {
@@ -154,15 +162,19 @@ final class HostRuntime: Sendable {
     }
 
     /// `--core-lib PATH`: the library, loaded and opened on the data folder's databases.
-    private static func loadLibrary(_ path: String?, folder: DataFolder) async throws(StartFailure) -> LibraryCore? {
+    private static func loadLibrary(_ path: String?, key: StoreKey?, folder: DataFolder) async throws(StartFailure)
+        -> LibraryCore?
+    {
         guard let path else { return nil }
         do {
-            return try await LibraryCore.load(path: path, prefix: folder.databasePrefix)
+            return try await LibraryCore.load(path: path, prefix: folder.databasePrefix, key: key?.passphrase ?? "")
         } catch {
             switch error {
             case .notLoadable, .missingFunction:
                 throw StartFailure(
                     message: error.description, hint: "--core-lib takes the path of a libsimplex.so", code: .coreLibrary)
+            case .migration(let type, _) where type == "errorNotADatabase":
+                throw StartFailure(message: error.description, hint: StoreKey.wrongKeyHint, code: .storage)
             case .migration:
                 throw StartFailure(
                     message: error.description, hint: "was the data folder made by another core? --data DIR chooses another",

@@ -33,6 +33,8 @@ struct Options {
     var eventQueue: Int?
     /// `--core-lib PATH`: a libsimplex to run instead of the embedded core, through its C ABI.
     var coreLibrary: String?
+    /// `--db-key-file PATH`: the file holding the databases' passphrase (or `SIMPLEX_DB_KEY`: `StoreKey`).
+    var databaseKeyFile: String?
 
     /// What went wrong with the command line, with the subcommand whose help applies.
     struct UsageError: Error {
@@ -103,6 +105,7 @@ struct Options {
                 keepAliveSet = true
             case "--event-queue": eventQueue = Int(try count(argument))
             case "--core-lib": coreLibrary = try value(argument)
+            case "--db-key-file": databaseKeyFile = try value(argument)
             case "-h", "--help": help = true
             case let other where other.hasPrefix("-") && other.count > 1 && subcommand != "name":
                 throw UsageError(message: "unknown option \(other)", subcommand: subcommand)

@@ -1,5 +1,6 @@
 import ChatCore
 import ChatModel
+import ChatStore
 import Foundation
 import SimplexEncoding
 import Synchronization
@@ -16,15 +17,36 @@ final class EngineHarness {
     /// The engine's clock: `time` until a test moves it.
     let clock = TestClock()
 
-    init(eventQueueCapacity: Int = 4096, itemExpiry: ItemExpiryConfiguration = ItemExpiryConfiguration()) throws {
+    /// `key`: the store's passphrase (files sealed at rest), nil for plaintext files.
+    init(
+        eventQueueCapacity: Int = 4096, itemExpiry: ItemExpiryConfiguration = ItemExpiryConfiguration(), key: String? = nil
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("chatcore-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var configuration = ChatEngine.Configuration()
+        var configuration = Self.configuration
         let clock = clock
         configuration.clock = { clock.now }
         configuration.eventQueueCapacity = eventQueueCapacity
         configuration.itemExpiry = itemExpiry
-        engine = try ChatEngine(prefix: folder.appendingPathComponent("simplex_v1").path, configuration: configuration)
+        engine = try ChatEngine(
+            prefix: folder.appendingPathComponent("simplex_v1").path, key: key.flatMap(Self.databaseKey),
+            configuration: configuration)
+    }
+
+    /// The files' prefix: `<prefix>_chat.db`, `<prefix>_agent.db`.
+    var prefix: String { folder.appendingPathComponent("simplex_v1").path }
+
+    /// What every harness engine is built with: Argon2id at its least work, so that sealed stores stay fast to test
+    /// (the format is the same).
+    static var configuration: ChatEngine.Configuration {
+        var configuration = ChatEngine.Configuration()
+        configuration.databaseKeyCost = .minimum
+        return configuration
+    }
+
+    /// A passphrase's key at the harness's cost; nil for "".
+    static func databaseKey(_ passphrase: String) -> DatabaseKey? {
+        DatabaseKey(passphrase, cost: configuration.databaseKeyCost)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

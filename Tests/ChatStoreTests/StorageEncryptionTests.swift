@@ -164,6 +164,45 @@ final class StorageEncryptionTests: XCTestCase {
         else { return XCTFail("a finished change ran again with the old key") }
     }
 
+    func testAKeyChangeOnAnOpenStoreReopensItUnderTheNewKey() throws {
+        let store = try ChatDatabases(prefix: prefix, key: try key("a"), confirmation: .yesUp)
+        try writeNotes(store.chat, count: 5)
+        try store.changeKey(current: try key("a"), new: try key("b"))
+        XCTAssertEqual(try noteCount(store.chat), 5)
+        XCTAssertTrue(store.chat.isSealed && store.agent.isSealed)
+        store.close()
+        try store.reopen()
+        XCTAssertEqual(try noteCount(store.chat), 5)
+        XCTAssertNoThrow(try ChatDatabases.testKey(prefix: prefix, key: try key("b")))
+
+        try store.changeKey(current: try key("b"), new: nil)
+        XCTAssertFalse(store.chat.isSealed)
+        XCTAssertEqual(try noteCount(store.chat), 5)
+        XCTAssertEqual(SQLiteDatabase.storageState(ofFile: ChatDatabases.files(prefix: prefix).agent), .plaintext)
+    }
+
+    /// The agent file's staging name taken by a folder: the chat file is re-keyed, the agent file is not. Each is
+    /// reopened under the key it has, and the same call again finishes the job.
+    func testAFailedChangeOnAnOpenStoreReopensEachFileUnderTheKeyItHas() throws {
+        let files = ChatDatabases.files(prefix: prefix)
+        let store = try ChatDatabases(prefix: prefix, key: try key("a"), confirmation: .yesUp)
+        try writeNotes(store.chat, count: 5)
+        try FileManager.default.createDirectory(atPath: files.agent + "-rekey", withIntermediateDirectories: false)
+        guard
+            case .errorExport? = thrown({ try store.changeKey(current: try key("a"), new: try key("b")) })
+                as? ChatDatabases.KeyError
+        else { return XCTFail("the change did not fail on the agent file") }
+        XCTAssertEqual(try noteCount(store.chat), 5)
+        XCTAssertEqual(try store.agent.query("SELECT count(*) FROM sqlite_master").count, 1)
+        XCTAssertNoThrow(try SQLiteDatabase(path: files.chat, key: try key("b")))
+        XCTAssertNoThrow(try SQLiteDatabase(path: files.agent, key: try key("a")))
+
+        try FileManager.default.removeItem(atPath: files.agent + "-rekey")
+        try store.changeKey(current: try key("a"), new: try key("b"))
+        XCTAssertNoThrow(try ChatDatabases.testKey(prefix: prefix, key: try key("b")))
+        XCTAssertEqual(try noteCount(store.chat), 5)
+    }
+
     func testAKeyChangeNeedsTheFiles() {
         XCTAssertEqual(
             thrown { try ChatDatabases.changeKey(prefix: prefix, current: nil, new: try key("a")) } as? ChatDatabases.KeyError,

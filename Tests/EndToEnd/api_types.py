@@ -3,8 +3,8 @@ pinned in Tests/EndToEnd/requirements.txt): `types/_types.py`, `_responses.py` a
 
 The package's sources are read with `ast`, not imported, so the check needs none of its native parts. A value
 validates when every required key is present with the right JSON type, optional keys are absent or well typed,
-tagged unions carry a known tag, and there is no key the types do not know, except the newer keys chat-api.md
-documents (`NEWER_KEYS`).
+tagged unions carry a known tag, and there is no key the types do not know, except the newer keys and union members
+chat-api.md documents (`NEWER_KEYS`, `NEWER_MEMBERS`).
 
 Responses and events the package does not list (it covers what bots use) are checked field by field: a field whose
 name has one type across all the package's responses and events (`user` is a User, `groupInfo` a GroupInfo, …) is
@@ -19,6 +19,48 @@ import pathlib
 
 # Keys chat-api.md documents that the 7.0.2 types predate: (type name, key) → the spec's words.
 NEWER_KEYS: dict[tuple[str, str], str] = {}
+
+# Members of the package's unions that chat-api.md documents and the 7.0.2 types leave out (they cover what bots
+# use), written in the package's own notation and added to its types: union name → (new members, their definitions).
+NEWER_MEMBERS: dict[str, tuple[list[str], str]] = {
+    # chat-api.md §8.1 `errorDatabase` {databaseError} and §8.5 DatabaseError, SQLiteError: `/_db encryption`,
+    # `/db test key`.
+    "ChatError": (["ChatError_errorDatabase"], '''
+class ChatError_errorDatabase(TypedDict):
+    type: Literal["errorDatabase"]
+    databaseError: "DatabaseError"
+
+class DatabaseError_errorEncrypted(TypedDict):
+    type: Literal["errorEncrypted"]
+
+class DatabaseError_errorPlaintext(TypedDict):
+    type: Literal["errorPlaintext"]
+
+class DatabaseError_errorNoFile(TypedDict):
+    type: Literal["errorNoFile"]
+    dbFile: str
+
+class DatabaseError_errorExport(TypedDict):
+    type: Literal["errorExport"]
+    sqliteError: "SQLiteError"
+
+class DatabaseError_errorOpen(TypedDict):
+    type: Literal["errorOpen"]
+    sqliteError: "SQLiteError"
+
+DatabaseError = (DatabaseError_errorEncrypted | DatabaseError_errorPlaintext | DatabaseError_errorNoFile
+                 | DatabaseError_errorExport | DatabaseError_errorOpen)
+
+class SQLiteError_errorNotADatabase(TypedDict):
+    type: Literal["errorNotADatabase"]
+
+class SQLiteError_error(TypedDict):
+    type: Literal["error"]
+    dbError: str
+
+SQLiteError = SQLiteError_errorNotADatabase | SQLiteError_error
+'''),
+}
 
 # Fields of responses the package does not list whose type it does have: (response tag, key) → type.
 EXTRA_FIELDS: dict[tuple[str, str], str] = {
@@ -76,6 +118,13 @@ class Schema:
             name: Module(name, (package_dir / "types" / f"_{name}.py").read_text(encoding="utf-8"))
             for name in ("types", "responses", "events")
         }
+        types = self.modules["types"]
+        for union, (members, source) in NEWER_MEMBERS.items():
+            newer = Module("types", source)
+            types.classes.update(newer.classes)
+            types.aliases.update(newer.aliases)
+            for member in members:
+                types.aliases[union] = ast.BinOp(left=types.aliases[union], op=ast.BitOr(), right=ast.Name(member))
         self.responses = self._tags("responses", "ChatResponse")
         self.events = self._tags("events", "ChatEvent")
         self.field_types = self._field_types()

@@ -3,7 +3,8 @@
 libsimplex.so, found through SIMPLEX_LIBS_DIR as the package documents. Its ChatApi initialises, creates a user,
 starts, lists users, creates and lists groups (once the core serves them), gets chats, polls events, writes and reads
 encrypted files with the package's file functions, stops, closes and reopens the same database; a wrong key and an
-unconfirmed migration come back as the package's ChatInitError. Encrypted files are also opened with PyNaCl
+unconfirmed migration come back as the package's ChatInitError. A store made with a key holds no note in the clear,
+opens with that key, and refuses another key or none. Encrypted files are also opened with PyNaCl
 (scripts/fixtures/cryptofile.py), an implementation of simplexmq's format independent of ours.
 
 usage: official_client_on_libsimplex.py BUILD_DIR   (the folder holding libsimplex.so)
@@ -105,6 +106,46 @@ async def files(api, folder):
         check("files: a missing file is an error", "No such file or directory" in str(e), e)
 
 
+async def encrypted_store(folder):
+    """A store made with a key is sealed: nothing of a note is in its files, the key opens it again, `/db test key`
+    tells the key, and another key or none is the package's ChatInitError errorNotADatabase."""
+    prefix = os.path.join(folder, "sealed")
+    marker = "marker-of-a-sealed-note-31c7"
+    api = await ChatApi.init(SqliteDb(file_prefix=prefix, encryption_key="r1ght-k3y"))
+    user = await api.api_create_active_user({"displayName": "bob", "fullName": ""})
+    await api.start_chat()
+    r = await api.send_chat_cmd(f"/_create *{user['userId']} text {marker}")
+    check("key: a note written", r["type"] == "newChatItems", r)
+    files = sorted(name for name in os.listdir(folder) if name.startswith("sealed"))
+    holding = [name for name in files if marker.encode() in open(os.path.join(folder, name), "rb").read()]
+    check("key: no file holds the note while the chat runs", holding == [] and "sealed_chat.db-wal" in files, files)
+    r = await api.send_chat_cmd("/db test key r1ght-k3y")
+    check("key: /db test key with the right key", r["type"] == "cmdOk", r)
+    try:
+        r = await api.send_chat_cmd("/db test key wr0ng-k3y")
+        check("key: /db test key with a wrong key is errorDatabase", False, r)
+    except ChatAPIError as e:
+        check("key: /db test key with a wrong key is errorDatabase",
+              e.chat_error == {"type": "errorDatabase",
+                               "databaseError": {"type": "errorOpen", "sqliteError": {"type": "errorNotADatabase"}}},
+              e.chat_error)
+    await api.stop_chat()
+    await api.close()
+
+    again = await ChatApi.init(SqliteDb(file_prefix=prefix, encryption_key="r1ght-k3y"))
+    reopened = await again.api_get_active_user()
+    check("key: the right key opens the store", reopened is not None and reopened["userId"] == user["userId"], reopened)
+    await again.close()
+    for name, key in [("a wrong key", "wr0ng key"), ("no key", "")]:
+        try:
+            await ChatApi.init(SqliteDb(file_prefix=prefix, encryption_key=key))
+            check(f"key: {name} on a sealed store: ChatInitError", False)
+        except ChatInitError as e:
+            check(f"key: {name} on a sealed store: ChatInitError errorNotADatabase",
+                  e.db_migration_error == {"type": "errorNotADatabase", "dbFile": prefix + "_chat.db"},
+                  e.db_migration_error)
+
+
 async def main():
     folder = tempfile.mkdtemp(prefix="simplex-libsimplex-")
     prefix = os.path.join(folder, "simplex_v1")
@@ -156,6 +197,8 @@ async def main():
     except ChatInitError as e:
         check("wrong key: ChatInitError errorNotADatabase",
               e.db_migration_error == {"type": "errorNotADatabase", "dbFile": prefix + "_chat.db"}, e.db_migration_error)
+
+    await encrypted_store(folder)
 
     try:
         await ChatApi.init(SqliteDb(file_prefix=os.path.join(folder, "fresh")), MigrationConfirmation.ERROR)

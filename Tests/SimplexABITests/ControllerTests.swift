@@ -42,14 +42,19 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(
             C.open(folder + "/b").0 as NSDictionary, ["type": "errorNotADatabase", "dbFile": folder + "/b_chat.db"])
 
-        // A key for a plain store is a wrong key; a new store cannot be made encrypted.
+        // A key for a plain store is a wrong key, as SQLCipher finds it.
         XCTAssertEqual(C.open(folder + "/c").0 as NSDictionary, ["type": "ok"])
         XCTAssertEqual(
             C.open(folder + "/c", key: "secret").0 as NSDictionary,
             ["type": "errorNotADatabase", "dbFile": folder + "/c_chat.db"])
-        let encrypted = C.open(folder + "/d", key: "secret").0
-        XCTAssertEqual(encrypted["type"] as? String, "errorSQL")
-        XCTAssertEqual(encrypted["dbFile"] as? String, folder + "/d_chat.db")
+        // A new store with a key is sealed: the key opens it again; another key, or none, does not.
+        XCTAssertEqual(C.open(folder + "/d", key: "secret").0 as NSDictionary, ["type": "ok"])
+        XCTAssertEqual(C.open(folder + "/d", key: "secret").0 as NSDictionary, ["type": "ok"])
+        for wrong in ["Secret", ""] {
+            XCTAssertEqual(
+                C.open(folder + "/d", key: wrong).0 as NSDictionary,
+                ["type": "errorNotADatabase", "dbFile": folder + "/d_chat.db"])
+        }
 
         // SQLite cannot open a file in a folder that does not exist.
         let missing = C.open(folder + "/no/such/folder/e").0
@@ -107,6 +112,21 @@ final class ControllerTests: XCTestCase {
         let users = C.send(ctrl, "/users")
         XCTAssertEqual(C.type(users), "usersList")
         XCTAssertEqual(((users["result"] as? [String: Any])?["users"] as? [Any])?.count, 1)
+    }
+
+    /// `/_db encryption` through the ABI: `chat_reopen_store` opens the files under the key they have now.
+    func testReopeningAfterAKeyChangeUsesTheNewKey() throws {
+        let prefix = C.folder() + "/db"
+        let (_, ctrl) = C.open(prefix, key: "old")
+        XCTAssertEqual(C.type(C.send(ctrl, "/create user alice")), "activeUser")
+        XCTAssertEqual(C.type(C.send(ctrl, "/db key old new")), "cmdOk")
+        XCTAssertEqual(C.take(chat_close_store(ctrl)), "")
+        XCTAssertEqual(C.take(chat_reopen_store(ctrl)), "")
+        XCTAssertEqual(C.type(C.send(ctrl, "/users")), "usersList")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_start")), "chatStarted")
+        XCTAssertEqual(
+            C.open(prefix, key: "old").0 as NSDictionary, ["type": "errorNotADatabase", "dbFile": prefix + "_chat.db"])
+        XCTAssertEqual(C.open(prefix, key: "new").0 as NSDictionary, ["type": "ok"])
     }
 
     func testRemoteCommandsWithoutAHostSession() throws {

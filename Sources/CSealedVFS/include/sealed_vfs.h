@@ -10,7 +10,9 @@
  */
 #include <stddef.h>
 
-/* The name the VFS is registered under (never the default VFS). */
+/* The start of the name the VFS is registered under (never the default VFS). Each copy of this code in a process
+   (a program and a libsimplex.so it loads with RTLD_LOCAL share the system's libsqlite3, not their key slots)
+   registers its own VFS, named this followed by a suffix of its own: simplex_sealed_vfs_name(). */
 #define SIMPLEX_SEALED_VFS_NAME "simplex-sealed"
 /* The URI parameter that names the key slot. */
 #define SIMPLEX_SEALED_KEY_PARAMETER "sealedkey"
@@ -24,6 +26,9 @@
 
 /* Registers the VFS once (thread-safe); returns an SQLite result code. */
 int simplex_sealed_vfs_register(void);
+
+/* The name this copy's VFS is registered under, once simplex_sealed_vfs_register succeeded. */
+const char *simplex_sealed_vfs_name(void);
 
 /* Stores a copy of a page key; returns its slot (>= 1), or 0 when every slot is taken. */
 int simplex_sealed_key_put(const unsigned char *key, size_t length);

@@ -1,18 +1,21 @@
 internal import ChatModel
 internal import ChatStore
 
-/// A `ChatError` (chat-api.md §8.1): the value of `error` in an envelope. The embedded core raises chat-level and store
-/// errors; it has no agent, remote session or encrypted database yet, so the other kinds exist only as tags.
+/// A `ChatError` (chat-api.md §8.1): the value of `error` in an envelope. The embedded core raises chat-level, store and
+/// database (encryption) errors; it has no agent or remote session yet, so the other kinds exist only as tags.
 public enum ChatError: Error, Hashable, Sendable {
     /// `{"type":"error","errorType":…}`.
     case error(ChatErrorType)
     /// `{"type":"errorStore","storeError":…}`.
     case errorStore(StoreError)
+    /// `{"type":"errorDatabase","databaseError":…}`: the store's files could not be opened, tested or re-keyed.
+    case errorDatabase(DatabaseError)
 
     public var kind: ChatErrorKind {
         switch self {
         case .error: .error
         case .errorStore: .errorStore
+        case .errorDatabase: .errorDatabase
         }
     }
 
@@ -20,6 +23,7 @@ public enum ChatError: Error, Hashable, Sendable {
         switch self {
         case .error(let e): .tagged(ChatErrorKind.error.rawValue, ["errorType": e.json])
         case .errorStore(let e): .tagged(ChatErrorKind.errorStore.rawValue, ["storeError": e.json])
+        case .errorDatabase(let e): .tagged(ChatErrorKind.errorDatabase.rawValue, ["databaseError": e.json])
         }
     }
 
@@ -152,4 +156,29 @@ public struct StoreError: Hashable, Sendable {
     static func dBException(_ message: String) -> StoreError { StoreError(.dBException, ["message": .string(message)]) }
     static func dBBusyError(_ message: String) -> StoreError { StoreError(.dBBusyError, ["message": .string(message)]) }
     static func internalError(_ message: String) -> StoreError { StoreError(.internalError, ["message": .string(message)]) }
+}
+
+/// `DatabaseError` (chat-api.md §8.5): why `/_db encryption` or `/db test key` failed, from the store's `KeyError`.
+public struct DatabaseError: Hashable, Sendable {
+    public let tag: DatabaseErrorTag
+    public let fields: [JSONField]
+
+    init(_ error: ChatDatabases.KeyError) {
+        switch error {
+        case .errorEncrypted: (tag, fields) = (.errorEncrypted, [])
+        case .errorPlaintext: (tag, fields) = (.errorPlaintext, [])
+        case .errorNoFile(let file): (tag, fields) = (.errorNoFile, [JSONField("dbFile", .string(file))])
+        case .errorExport(let e): (tag, fields) = (.errorExport, [JSONField("sqliteError", Self.sqliteError(e))])
+        case .errorOpen(let e): (tag, fields) = (.errorOpen, [JSONField("sqliteError", Self.sqliteError(e))])
+        }
+    }
+
+    public var json: JSONValue { .object([JSONField("type", .string(tag.rawValue))] + fields) }
+
+    /// `SQLiteError`: `errorNotADatabase` for a wrong key (or not a database), else `error` with SQLite's words.
+    private static func sqliteError(_ e: SQLiteError) -> JSONValue {
+        e.isNotADatabase
+            ? .tagged(SQLiteErrorTag.errorNotADatabase.rawValue, [:])
+            : .tagged(SQLiteErrorTag.error.rawValue, ["dbError": .string(e.description)])
+    }
 }
