@@ -249,7 +249,9 @@ extension ChatRepository {
     /// The last `count` items, oldest first.
     func lastItems(userId: Int64, _ chat: ItemChat, _ filter: ItemFilter, count: Int64) throws(ChatError) -> [ChatItem] {
         let (sql, values) = Self.lastItemsQuery(userId: userId, chat, filter, count: count)
-        return try items(sql, values, chat).reversed()
+        var found = try items(sql, values, chat)
+        found.reverse()
+        return found
     }
 
     /// Up to `count` items after a position, oldest first.
@@ -265,7 +267,9 @@ extension ChatRepository {
         throws(ChatError) -> [ChatItem]
     {
         let (sql, values) = Self.itemsBeforeQuery(userId: userId, chat, filter, before: p, count: count)
-        return try items(sql, values, chat).reversed()
+        var found = try items(sql, values, chat)
+        found.reverse()
+        return found
     }
 
     /// One item of the chat, or `chatItemNotFound`.

@@ -14,6 +14,8 @@ struct CommandGrammar: Sendable {
     let write: @Sendable (ChatCommand) -> String?
     /// Sample lines (from the syntax, optional parts present) followed by the minimal line.
     let samples: @Sendable () -> [SyntaxSample]
+    /// Whether a line could be of this grammar, from its leading literal (see `Syntax.leading`).
+    let mayRead: @Sendable ([UInt8]) -> Bool
 
     /// A command whose case carries `Args`, parsed and printed by `Args.syntax`.
     static func command<Args: CommandArguments>(
@@ -28,7 +30,7 @@ struct CommandGrammar: Sendable {
                 return syntax.parse(&scanner, into: &args) ? make(args) : nil
             },
             write: { command in (command.arguments as? Args).flatMap(syntax.text) },
-            samples: { syntax.samples() + [syntax.minimal()] })
+            samples: { syntax.samples() + [syntax.minimal()] }, mayRead: syntax.mayRead)
     }
 
     /// A human form whose `HumanCommand` case carries `Args`, parsed and printed by `syntax`; `extract` is `nil` for
@@ -49,7 +51,7 @@ struct CommandGrammar: Sendable {
                 guard case .human(let human) = command, let args = extract(human) else { return nil }
                 return syntax.text(args)
             },
-            samples: { syntax.samples() + [syntax.minimal()] })
+            samples: { syntax.samples() + [syntax.minimal()] }, mayRead: syntax.mayRead)
     }
 
     /// A command without arguments.
@@ -61,6 +63,6 @@ struct CommandGrammar: Sendable {
                 return syntax.parse(&scanner, into: &args) ? command : nil
             },
             write: { $0 == command ? syntax.text(NoArguments()) : nil },
-            samples: { syntax.samples() + [syntax.minimal()] })
+            samples: { syntax.samples() + [syntax.minimal()] }, mayRead: syntax.mayRead)
     }
 }

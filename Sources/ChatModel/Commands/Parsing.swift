@@ -19,13 +19,20 @@ extension ChatCommand {
         while let last = bytes.last, CommandScanner.isSpace(last) {
             bytes.removeLast()
         }
+        // Grammars whose leading literal the line lacks cannot read it, and are skipped; a line no grammar reads is
+        // tried against all of them, so that the error says how far each got.
         var scanner = CommandScanner(bytes, commandLine: true)
-        for grammar in Self.grammars {
+        for grammar in Self.grammars where grammar.mayRead(bytes) {
             scanner.position = 0
             if let command = grammar.read(&scanner) {
                 self = command
                 return
             }
+        }
+        scanner = CommandScanner(bytes, commandLine: true)
+        for grammar in Self.grammars {
+            scanner.position = 0
+            _ = grammar.read(&scanner)
         }
         throw CommandParseError(scanner)
     }

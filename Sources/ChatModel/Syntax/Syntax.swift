@@ -19,17 +19,28 @@ struct Syntax<Args>: Sendable, ExpressibleByStringLiteral, ExpressibleByArrayLit
     let samples: @Sendable () -> [SyntaxSample]
     /// The shortest text the piece accepts: optional parts absent, first alternatives.
     let minimal: @Sendable () -> SyntaxSample
+    /// Texts one of which every text the piece reads starts with, when known: a line starting with none of them is
+    /// not tried (a parse tries hundreds of grammars in turn).
+    let leading: [[UInt8]]?
 
     init(
         read: @escaping @Sendable (inout CommandScanner, inout Args) -> Bool,
         write: @escaping @Sendable (Args, inout String) -> Bool,
         samples: @escaping @Sendable () -> [SyntaxSample],
-        minimal: @escaping @Sendable () -> SyntaxSample
+        minimal: @escaping @Sendable () -> SyntaxSample,
+        leading: [[UInt8]]? = nil
     ) {
         self.read = read
         self.write = write
         self.samples = samples
         self.minimal = minimal
+        self.leading = leading
+    }
+
+    /// Whether a line starting at `bytes` could be read by this piece.
+    func mayRead(_ bytes: [UInt8]) -> Bool {
+        guard let leading else { return true }
+        return leading.contains { bytes.starts(with: $0) }
     }
 
     init(stringLiteral value: String) {
@@ -73,7 +84,7 @@ extension Syntax {
                 return true
             },
             samples: { aliases.isEmpty ? [SyntaxSample(text)] : aliases.map { SyntaxSample(text, alternate: $0) } },
-            minimal: { SyntaxSample(text) })
+            minimal: { SyntaxSample(text) }, leading: encoded)
     }
 
     /// One whitespace character, as attoparsec's `A.space` between arguments; written as a space.
@@ -247,7 +258,8 @@ extension Syntax {
                 return false
             },
             samples: { alternatives.flatMap { $0.samples() } },
-            minimal: { alternatives[0].minimal() })
+            minimal: { alternatives[0].minimal() },
+            leading: alternatives.allSatisfy { $0.leading != nil } ? alternatives.flatMap { $0.leading ?? [] } : nil)
     }
 
     /// A form that is read (an alias, a legacy spelling) but never written.
@@ -256,7 +268,8 @@ extension Syntax {
             read: syntax.read,
             write: { _, _ in false },
             samples: { syntax.samples().map { SyntaxSample($0.text, canonical: false, alternate: $0.alternate) } },
-            minimal: { SyntaxSample(syntax.minimal().text, canonical: false, alternate: syntax.minimal().alternate) })
+            minimal: { SyntaxSample(syntax.minimal().text, canonical: false, alternate: syntax.minimal().alternate) },
+            leading: syntax.leading)
     }
 
     /// Pieces one after another.
@@ -282,7 +295,7 @@ extension Syntax {
                     variants.reduce(SyntaxSample("")) { sample, part in sample + part[min(i, part.count - 1)] }
                 }
             },
-            minimal: { parts.reduce(SyntaxSample("")) { $0 + $1.minimal() } })
+            minimal: { parts.reduce(SyntaxSample("")) { $0 + $1.minimal() } }, leading: parts.first?.leading)
     }
 
     private static func present(_ prefix: Syntax, _ values: [SyntaxSample]) -> [SyntaxSample] {
