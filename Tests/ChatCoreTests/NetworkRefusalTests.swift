@@ -40,8 +40,8 @@ final class NetworkRefusalTests: XCTestCase {
             "/_connect plan 1 https://simplex.chat/contact#/?v=2",
             #"{"error":{"type":"error","errorType":{"type":"commandError","message":"apiConnectPlan needs a network peer, and the embedded core has no network yet"}}}"#
         )
-        let notServed = await h.chatError("/_delete member item #1 1", "commandError")
-        XCTAssertEqual(notServed["message"]?.stringValue, "not served by the embedded core yet: apiDeleteMemberChatItem")
+        let notServed = await h.chatError("/set device name desk", "commandError")
+        XCTAssertEqual(notServed["message"]?.stringValue, "not served by the embedded core yet: setLocalDeviceName")
         // Sending is served: with no contacts, a contact is the store's not-found error, neither refusal nor "not served".
         await h.expect(
             "/_send @1 text hi", #"{"error":{"type":"errorStore","storeError":{"type":"contactNotFound","contactId":1}}}"#)

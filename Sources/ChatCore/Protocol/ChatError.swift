@@ -86,6 +86,8 @@ public struct ChatErrorType: Hashable, Sendable {
     }
     static let groupMemberUserRemoved = ChatErrorType(.groupMemberUserRemoved)
     static let groupMemberNotActive = ChatErrorType(.groupMemberNotActive)
+    /// The chat-level `groupMemberNotFound` (no fields): a member id not among the group's other members.
+    static let groupMemberNotFound = ChatErrorType(.groupMemberNotFound)
     static let invalidChatItemUpdate = ChatErrorType(.invalidChatItemUpdate)
     static let invalidChatItemDelete = ChatErrorType(.invalidChatItemDelete)
     static let invalidForward = ChatErrorType(.invalidForward)
@@ -136,6 +138,9 @@ public struct StoreError: Hashable, Sendable {
     static let invalidQuote = StoreError(.invalidQuote)
     static func fileNotFound(fileId: Int64) -> StoreError { StoreError(.fileNotFound, ["fileId": .integer(fileId)]) }
     static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
+    static func contactRequestNotFound(contactRequestId: Int64) -> StoreError {
+        StoreError(.contactRequestNotFound, ["contactRequestId": .integer(contactRequestId)])
+    }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])
     }
