@@ -238,7 +238,7 @@ extension ChatController {
     }
 
     /// The items a command names, each once and in the order given; the missing ones go out as `chatErrors`.
-    private func commandItems(_ user: User, _ chat: ItemChat, _ ids: [Int64]) throws(ChatError) -> [ChatItem] {
+    func commandItems(_ user: User, _ chat: ItemChat, _ ids: [Int64]) throws(ChatError) -> [ChatItem] {
         var seen: Set<Int64> = []
         var items: [ChatItem] = []
         var errors: [ChatError] = []

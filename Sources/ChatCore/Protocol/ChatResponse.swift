@@ -58,6 +58,10 @@ public enum ChatResponse: Equatable, Sendable {
     case archiveImported(archiveErrors: [ArchiveError])
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case itemsReadForChat(user: User, chatInfo: ChatInfo)
+    case reactionMembers(user: User, memberReactions: [MemberReaction])
+    /// `member_` is the member who deleted the items: the user's membership when the user did.
+    case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member: GroupMember?)
+    case chatMsgContent(user: User, msgContent: MsgContent)
 
     /// The `type` tag.
     public var type: String {
@@ -109,6 +113,9 @@ public enum ChatResponse: Equatable, Sendable {
         case .archiveImported: "archiveImported"
         case .chatItemReaction: "chatItemReaction"
         case .itemsReadForChat: "itemsReadForChat"
+        case .reactionMembers: "reactionMembers"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
+        case .chatMsgContent: "chatMsgContent"
         }
     }
 
@@ -187,6 +194,16 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItemReaction(let user, let added, let reaction):
             .tagged(type, ["user": user.json, "added": .bool(added), "reaction": reaction.json])
         case .itemsReadForChat(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
+        case .reactionMembers(let user, let reactions):
+            .tagged(type, ["user": user.json, "memberReactions": .list(reactions)])
+        case .groupChatItemsDeleted(let user, let info, let ids, let byUser, let member):
+            .tagged(
+                type,
+                [
+                    "user": user.json, "groupInfo": info.json, "chatItemIDs": .array(ids.map(\.json)),
+                    "byUser": .bool(byUser), "member_": member?.json,
+                ])
+        case .chatMsgContent(let user, let mc): .tagged(type, ["user": user.json, "msgContent": mc.json])
         }
     }
 }
