@@ -141,6 +141,7 @@ public struct StoreError: Hashable, Sendable {
     static func contactRequestNotFound(contactRequestId: Int64) -> StoreError {
         StoreError(.contactRequestNotFound, ["contactRequestId": .integer(contactRequestId)])
     }
+    static func badChatItem(itemId: Int64) -> StoreError { StoreError(.badChatItem, ["itemId": .integer(itemId)]) }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])
     }

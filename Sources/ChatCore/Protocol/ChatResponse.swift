@@ -59,6 +59,8 @@ public enum ChatResponse: Equatable, Sendable {
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case itemsReadForChat(user: User, chatInfo: ChatInfo)
     case reactionMembers(user: User, memberReactions: [MemberReaction])
+    /// `chatName_` is absent: the API form names no chat.
+    case chatItems(user: User, chatItems: [AChatItem])
     /// `member_` is the member who deleted the items: the user's membership when the user did.
     case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member: GroupMember?)
     case chatMsgContent(user: User, msgContent: MsgContent)
@@ -114,6 +116,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItemReaction: "chatItemReaction"
         case .itemsReadForChat: "itemsReadForChat"
         case .reactionMembers: "reactionMembers"
+        case .chatItems: "chatItems"
         case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .chatMsgContent: "chatMsgContent"
         }
@@ -196,6 +199,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .itemsReadForChat(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
         case .reactionMembers(let user, let reactions):
             .tagged(type, ["user": user.json, "memberReactions": .list(reactions)])
+        case .chatItems(let user, let items): .tagged(type, ["user": user.json, "chatItems": .list(items)])
         case .groupChatItemsDeleted(let user, let info, let ids, let byUser, let member):
             .tagged(
                 type,

@@ -459,6 +459,16 @@ extension ChatRepository {
         try run("DELETE FROM chat_items WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
     }
 
+    /// Every unread item of the user becomes read, and no chat stays marked unread (`setUserChatsRead`).
+    func markUserChatsRead(userId: Int64, at now: UTCTime) throws(ChatError) {
+        let values: [SQLValue] = [.text(now.iso8601), .integer(userId)]
+        try run("UPDATE groups SET unread_chat = 0, updated_at = ? WHERE user_id = ? AND unread_chat = 1", values)
+        try run("UPDATE note_folders SET unread_chat = 0, updated_at = ? WHERE user_id = ? AND unread_chat = 1", values)
+        try run(
+            "UPDATE chat_items SET item_status = 'rcv_read', updated_at = ? WHERE user_id = ? AND item_status = 'rcv_new'",
+            values)
+    }
+
     /// Marks every unread item read.
     func markItemsRead(userId: Int64, _ chat: ItemChat, at now: UTCTime) throws(ChatError) {
         try run(
@@ -477,6 +487,68 @@ extension ChatRepository {
                 WHERE user_id = ? AND \(chat.column) = ? AND chat_item_id = ? AND item_status = 'rcv_new'
                 """, [.text(now.iso8601), .integer(userId), .integer(chat.id), .integer(id)])
         }
+    }
+
+    // MARK: Items of all chats
+
+    /// Which of the user's items, across all chats, `/_get items` reads: the newest, or those after or before an item.
+    enum AllItemsRange {
+        case last
+        case after(ItemPosition)
+        case before(ItemPosition)
+    }
+
+    /// The chat an item of the user is in, when it is in one the embedded core keeps.
+    func itemChat(userId: Int64, itemId: Int64) throws(ChatError) -> ItemChat? {
+        guard
+            let row = try query(
+                "SELECT group_id, note_folder_id FROM chat_items WHERE user_id = ? AND chat_item_id = ?",
+                [.integer(userId), .integer(itemId)]
+            ).first
+        else { return nil }
+        return Self.itemChat(groupId: row[0].integer, noteFolderId: row[1].integer)
+    }
+
+    /// Up to `count` of the user's items in `range` whose text contains `search` ignoring case, oldest first, each with
+    /// its chat (`getAllChatItems`, which orders every chat's items by `item_ts` alike).
+    func allItemRefs(userId: Int64, search: String, _ range: AllItemsRange, count: Int64) throws(ChatError) -> [(
+        id: Int64, chat: ItemChat
+    )] {
+        var sql = """
+            SELECT chat_item_id, group_id, note_folder_id FROM chat_items
+            WHERE user_id = ? AND LOWER(item_text) LIKE '%' || LOWER(?) || '%'
+            """
+        var values: [SQLValue] = [.integer(userId), .text(search)]
+        var descending = true
+        switch range {
+        case .last: break
+        case .after(let p):
+            sql += " AND (item_ts > ? OR (item_ts = ? AND chat_item_id > ?))"
+            values += [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+            descending = false
+        case .before(let p):
+            sql += " AND (item_ts < ? OR (item_ts = ? AND chat_item_id < ?))"
+            values += [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+        }
+        sql += descending ? " ORDER BY item_ts DESC, chat_item_id DESC LIMIT ?" : " ORDER BY item_ts, chat_item_id LIMIT ?"
+        let refs = try query(sql, values + [.integer(count)]).compactMap { (row) -> (id: Int64, chat: ItemChat)? in
+            guard let id = row[0].integer, let chat = Self.itemChat(groupId: row[1].integer, noteFolderId: row[2].integer)
+            else { return nil }
+            return (id, chat)
+        }
+        return descending ? Array(refs.reversed()) : refs
+    }
+
+    /// The smallest id of the user's unread items, in any chat.
+    func firstUnreadItemId(userId: Int64) throws(ChatError) -> Int64? {
+        try query(
+            "SELECT min(chat_item_id) FROM chat_items WHERE user_id = ? AND item_status = 'rcv_new'", [.integer(userId)]
+        ).first?.first?.integer
+    }
+
+    private static func itemChat(groupId: Int64?, noteFolderId: Int64?) -> ItemChat? {
+        if let groupId { return .group(groupId: groupId) }
+        return noteFolderId.map { .local(noteFolderId: $0) }
     }
 
     // MARK: Rows
