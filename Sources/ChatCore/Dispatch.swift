@@ -99,11 +99,11 @@ extension ChatController {
         case .apiReorderChatTags(let a): return try reorderChatTags(a)
         // §4.7
         case .receiveFile: return try unserved(command)
-        case .setFileToReceive: return try unserved(command)
-        case .cancelFile: return try unserved(command)
+        case .setFileToReceive(let a): return try setFileToReceive(a)
+        case .cancelFile(let a): return try cancelFile(a)
         case .apiUploadStandaloneFile: return try unserved(command)
         case .apiDownloadStandaloneFile: return try unserved(command)
-        case .apiStandaloneFileInfo: return try unserved(command)
+        case .apiStandaloneFileInfo(let a): return try standaloneFileInfo(a)
         // §4.8
         case .apiSendCallInvitation: return try unserved(command)
         case .apiRejectCall: return try unserved(command)

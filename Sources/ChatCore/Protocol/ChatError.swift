@@ -136,6 +136,9 @@ public struct StoreError: Hashable, Sendable {
         StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
     }
     static let invalidQuote = StoreError(.invalidQuote)
+    static func localFileNoTransfer(fileId: Int64) -> StoreError {
+        StoreError(.localFileNoTransfer, ["fileId": .integer(fileId)])
+    }
     static func fileNotFound(fileId: Int64) -> StoreError { StoreError(.fileNotFound, ["fileId": .integer(fileId)]) }
     static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
     static func contactRequestNotFound(contactRequestId: Int64) -> StoreError {

@@ -1,5 +1,6 @@
 public import ChatModel
 public import ChatStore
+public import SimplexEncoding
 
 /// A command's result (chat-api.md §5): the value of `result` in the envelope, tagged by `type`. The cases are the
 /// responses the embedded core produces so far.
@@ -64,6 +65,8 @@ public enum ChatResponse: Equatable, Sendable {
     /// `member_` is the member who deleted the items: the user's membership when the user did.
     case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member: GroupMember?)
     case chatMsgContent(user: User, msgContent: MsgContent)
+    /// The JSON object a file description link carries in its `data` parameter, when it carries one.
+    case standaloneFileInfo(fileMeta: CanonicalJSON?)
 
     /// The `type` tag.
     public var type: String {
@@ -119,6 +122,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItems: "chatItems"
         case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .chatMsgContent: "chatMsgContent"
+        case .standaloneFileInfo: "standaloneFileInfo"
         }
     }
 
@@ -208,6 +212,7 @@ public enum ChatResponse: Equatable, Sendable {
                     "byUser": .bool(byUser), "member_": member?.json,
                 ])
         case .chatMsgContent(let user, let mc): .tagged(type, ["user": user.json, "msgContent": mc.json])
+        case .standaloneFileInfo(let meta): .tagged(type, ["fileMeta": meta.map(JSONValue.init)])
         }
     }
 }
