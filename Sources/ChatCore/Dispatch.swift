@@ -195,7 +195,7 @@ extension ChatController {
         case .apiShareChatMsgContent(let a): return try shareChatMsgContent(a)
         case .apiShareMyAddress(let a): return try shareMyAddress(a)
         case .apiVerifyGroupDomain: return try unserved(command)
-        case .apiSetUserAutoAcceptGroupInvitations: return try unserved(command)
+        case .apiSetUserAutoAcceptGroupInvitations(let a): return try setAutoAcceptGroupInvitations(a)
         case .apiSendServiceResponse: return try unserved(command)
         case .apiArchiveReceivedReports(let a): return try archiveReceivedReports(a)
         case .apiDeleteReceivedReports(let a): return try deleteReceivedReports(a)
@@ -213,9 +213,9 @@ extension ChatController {
         case .apiUserRead(let a): return try userRead(a)
         case .apiTestChatRelay: return try unserved(command)
         case .apiGetChatItems(let a): return try getChatItems(a)
-        case .resubscribeAll: return try unserved(command)
-        case .connectionsDiff: return try unserved(command)
-        case .apiGetNetworkStatuses: return try unserved(command)
+        case .resubscribeAll: return try resubscribeAll()
+        case .connectionsDiff(let a): return try connectionsDiff(a)
+        case .apiGetNetworkStatuses: return try getNetworkStatuses()
         case .human(let h): return try human(h)
         }
     }

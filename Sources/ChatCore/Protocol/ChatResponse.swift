@@ -67,6 +67,9 @@ public enum ChatResponse: Equatable, Sendable {
     case chatMsgContent(user: User, msgContent: MsgContent)
     /// The JSON object a file description link carries in its `data` parameter, when it carries one.
     case standaloneFileInfo(fileMeta: CanonicalJSON?)
+    case connectionsDiff(showIds: Bool, userIds: DatabaseDiff, connIds: DatabaseDiff)
+    /// `networkStatuses` are ConnNetworkStatus values, one per connection; `user_` is absent, as the core leaves it.
+    case networkStatuses(user: User?, networkStatuses: [JSONValue])
 
     /// The `type` tag.
     public var type: String {
@@ -123,6 +126,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .groupChatItemsDeleted: "groupChatItemsDeleted"
         case .chatMsgContent: "chatMsgContent"
         case .standaloneFileInfo: "standaloneFileInfo"
+        case .connectionsDiff: "connectionsDiff"
+        case .networkStatuses: "networkStatuses"
         }
     }
 
@@ -213,6 +218,10 @@ public enum ChatResponse: Equatable, Sendable {
                 ])
         case .chatMsgContent(let user, let mc): .tagged(type, ["user": user.json, "msgContent": mc.json])
         case .standaloneFileInfo(let meta): .tagged(type, ["fileMeta": meta.map(JSONValue.init)])
+        case .connectionsDiff(let showIds, let userIds, let connIds):
+            .tagged(type, ["showIds": .bool(showIds), "userIds": userIds.json, "connIds": connIds.json])
+        case .networkStatuses(let user, let statuses):
+            .tagged(type, ["user_": user?.json, "networkStatuses": .array(statuses)])
         }
     }
 }
@@ -229,4 +238,13 @@ public struct UserProfileUpdateSummary: Hashable, Sendable {
             "changedContacts": .array(changedContacts),
         ])
     }
+}
+
+/// DatabaseDiff (the agent's `DatabaseDiff`, chat-api.md §5 `connectionsDiff`): ids the chat database has and the
+/// agent's lacks (`missingIds`), and the other way round (`extraIds`). User ids are numbers, connection ids base64url.
+public struct DatabaseDiff: Hashable, Sendable, JSONEncodable {
+    public var missingIds: [JSONValue] = []
+    public var extraIds: [JSONValue] = []
+
+    public var json: JSONValue { .record(["missingIds": .array(missingIds), "extraIds": .array(extraIds)]) }
 }
