@@ -10,6 +10,10 @@ public enum NetworkRefusal {
         .apiAddContact, .apiConnect, .apiConnectPlan, .apiConnectPreparedContact, .apiConnectPreparedGroup,
         .apiConnectContactViaAddress, .apiAcceptContact, .connect, .apiAcceptMemberContact, .apiChangeConnectionUser,
         .apiContactQueueInfo, .apiGroupMemberQueueInfo,
+        // §4.4 prepared chats: a contact or group made from a link's data (fetched by `/_connect plan`) to be connected
+        // over the network later. It stands for the peer behind the link — the contact, or the group's host member —
+        // and the embedded core holds no peers: it has no contacts, and the user is a local group's only member.
+        .apiPrepareContact, .apiPrepareGroup,
         // §4.5 group invitations, links and relays
         .apiNewPublicGroup, .apiAddMember, .apiJoinGroup, .apiCreateGroupLink, .apiAddGroupShortLink,
         .apiCreateMemberContact, .apiSendMemberContactInvitation, .apiAddGroupRelays, .apiAllowRelayGroup,
@@ -38,7 +42,9 @@ public enum NetworkRefusal {
         .error(.commandError("\(name.rawValue) needs a network peer, and the embedded core has no network yet"))
     }
 
-    /// The answer to a command the embedded core does not serve yet (distinct from the refusal).
+    /// The answer to a command the embedded core does not serve yet (distinct from the refusal). Every core command is
+    /// served or refused but ten: the two storage-encryption commands (`apiStorageEncryption`, `testStorageEncryption`)
+    /// and the eight remote-control commands of §4.14, which the host serves above the core.
     public static func notServed(_ name: CommandName) -> ChatError {
         .error(.commandError("not served by the embedded core yet: \(name.rawValue)"))
     }

@@ -105,4 +105,23 @@ final class NetworkConfigTests: XCTestCase {
         await h.expect("/reconnect 1 smp://abc@smp.example.com", #"{"result":{"type":"cmdOk"}}"#)
         await h.chatError("/reconnect 2 smp://abc@smp.example.com", "differentActiveUser")
     }
+
+    func testNoConnectionsToResubscribeCompareOrReport() async throws {
+        let h = try EngineHarness()
+        // Neither resubscribing nor comparing the databases checks for a user.
+        await h.expect("/_resubscribe all", #"{"result":{"type":"cmdOk"}}"#)
+        let empty = #"{"missingIds":[],"extraIds":[]}"#
+        await h.expect(
+            "/_connections diff",
+            #"{"result":{"type":"connectionsDiff","showIds":false,"userIds":\#(empty),"connIds":\#(empty)}}"#)
+        await h.chatError("/_network_statuses", "noActiveUser")
+        await h.createUser("alice")
+        await h.chatError("/_network_statuses", "chatNotStarted")
+        await h.result("/_start", "chatStarted")
+        await h.expect("/_network_statuses", #"{"result":{"type":"networkStatuses","networkStatuses":[]}}"#)
+        await h.expect("/_resubscribe all", #"{"result":{"type":"cmdOk"}}"#)
+        await h.expect(
+            "/_connections diff show_ids=on",
+            #"{"result":{"type":"connectionsDiff","showIds":true,"userIds":\#(empty),"connIds":\#(empty)}}"#)
+    }
 }

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatStore
 import SimplexEncoding
 import XCTest
 
@@ -188,5 +189,23 @@ final class UserCommandTests: XCTestCase {
         XCTAssertEqual(u["user"]?["autoAcceptMemberContacts"]?.boolValue, true)
         await h.expect("/set receipts all on", #"{"result":{"type":"cmdOk"}}"#)
         await h.chatError("/_set receipts contacts 42 on", "userUnknown")
+    }
+
+    func testAutoAcceptGroupInvitationsIsKept() async throws {
+        let h = try EngineHarness()
+        await h.chatError("/_set accept group invitations 1 on", "noActiveUser")
+        let alice = await h.createUser("alice")
+        await h.chatError("/_set accept group invitations \(alice) on", "chatNotStarted")
+        await h.result("/_start", "chatStarted")
+        let ok = await h.result("/_set accept group invitations \(alice) on", "cmdOk")
+        XCTAssertEqual(ok["user_"]?["userId"]?.integerValue, alice)
+        await h.chatError("/_set accept group invitations 42 on", "userUnknown")
+        // The User JSON has no field for it (chat-api.md §7.4); the store has the column the core has.
+        let db = try SQLiteDatabase(path: h.folder.appendingPathComponent("simplex_v1_chat.db").path)
+        let stored = try db.query("SELECT auto_accept_group_invitations FROM users WHERE user_id = ?", [.integer(alice)])
+        XCTAssertEqual(stored.first?.first?.integer, 1)
+        await h.result("/_set accept group invitations \(alice) off", "cmdOk")
+        let off = try db.query("SELECT auto_accept_group_invitations FROM users WHERE user_id = ?", [.integer(alice)])
+        XCTAssertEqual(off.first?.first?.integer, 0)
     }
 }

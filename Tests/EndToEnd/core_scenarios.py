@@ -260,6 +260,67 @@ def group_items(core):
     s.step("/_send #1(_support) text hi", "chatCmdError:commandError")
 
 
+def without_peers(core):
+    """What needs a peer to exist (a contact, a request, a pending connection, an address, another member, a received
+    file) answers the real core's not-found errors; the user's own membership, items and reads answer as for a local
+    group; reads of what the network would fill answer empty."""
+    s = Scenario(core, "4.4/4.16/4.17 no peers")
+    for command in ["/_set prefs @9 {}", "/_set alias @9 friend", "/_info @9", '/_set custom @9 {"bot":"x"}',
+                    "/_set contact user @9 1", "/_get code @9", "/_verify code @9", "/_enable @9"]:
+        s.step(command, "chatCmdError:errorStore:contactNotFound", ("the id", lambda r: r["chatError"]["storeError"]["contactId"] == 9))
+    s.step("/_reject 9", "chatCmdError:errorStore:contactRequestNotFound")
+    s.step("/_set alias :9 work", "chatCmdError:errorStore:pendingConnectionNotFound")
+    s.step("/_set incognito :9 on", "chatCmdError:errorStore:pendingConnectionNotFound")
+    s.step("/_delete_address 1", "chatCmdError:errorStore:userContactLinkNotFound")
+    s.step("/_share address #1", "chatCmdError:errorStore:userContactLinkNotFound")
+
+    s = Scenario(core, "4.5/4.17 members")
+    me = core.run("/_info #1")["groupInfo"]["membership"]["groupMemberId"]
+    s.step(f"/_member role #1 {me} admin", "chatCmdError:commandError",
+           ("self", lambda r: r["chatError"]["errorType"]["message"] == "can't change role for self"))
+    s.step("/_member role #1 99 admin", "chatCmdError:groupMemberNotFound")
+    s.step(f"/_block #1 {me} blocked=on", "chatCmdError:commandError")
+    s.step("/_block #1 99 blocked=on", "chatCmdError:groupMemberNotFound")
+    s.step(f"/_remove #1 {me}", "chatCmdError:groupMemberNotFound")
+    s.step(f"/_accept member #1 {me} member", "chatCmdError:commandError")
+    s.step("/_accept member #1 99 member", "chatCmdError:errorStore:groupMemberNotFound")
+    s.step(f"/_delete member chat #1 {me}", "chatCmdError:commandError")
+    for command in [f"/_get code #1 {me}", f"/_verify code #1 {me}", f"/_enable #1 {me}"]:
+        s.step(command, "chatCmdError:groupMemberNotActive")
+    s.step("/_set group user #1 1", "chatCmdError:commandError")
+
+    s = Scenario(core, "4.3/4.20 group items")
+    sent = s.step("/_send #1 text to moderate", "newChatItems")
+    item = sent["chatItems"][0]["chatItem"]["meta"]["itemId"]
+    thumbs = '{"type":"emoji","emoji":"👍"}'
+    s.step(f"/_reaction #1 {item} on {thumbs}", "chatItemReaction")
+    s.step(f"/_reaction members 1 #1 {item} {thumbs}", "reactionMembers",
+           ("the user", lambda r: [m["groupMember"]["groupMemberId"] for m in r["memberReactions"]] == [me]))
+    s.step(f"/_delete member item #1 {item}", "chatItemsDeleted",
+           ("moderated by the user", lambda r: r["chatItemDeletions"][0]["toChatItem"]["chatItem"]["meta"]["itemDeleted"]
+            ["byGroupMember"]["groupMemberId"] == me))
+    s.step(f"/_report #1 {item} reason=spam", "chatCmdError:commandError")
+    s.step("/_archive reports #1", "groupChatItemsDeleted", ("none", lambda r: r["chatItemIDs"] == []))
+    s.step(f"/_delete reports #1 {item} internal", "chatCmdError:commandError")
+    s.step("/_share chat content #1 #1", "chatCmdError:commandError")
+    s.step("/_get items count=3", "chatItems", ("three", lambda r: len(r["chatItems"]) == 3),
+           ("newest last", lambda r: r["chatItems"][-1]["chatItem"]["meta"]["itemId"] == item))
+    s.step("/_unread chat #1 on", "cmdOk")
+    s.step("/_read user 1", "cmdOk")
+    s.step("/_get chats 1", "apiChats", ("all read", lambda r: not any(c["chatStats"].get("unreadChat") for c in r["chats"])))
+
+    s = Scenario(core, "4.7/4.15/4.20 files, diagnostics, settings")
+    s.step("/_set_file_to_receive 99 approved_relays=on", "cmdOk")
+    s.step("/fcancel 99", "chatCmdError:errorStore:fileNotFound")
+    s.step("/_download info simplex:/file#/?desc=-%20party%3A%20recipient&data=%7B%22name%22%3A%22a.jpg%22%7D",
+           "standaloneFileInfo", ("meta", lambda r: r["fileMeta"] == {"name": "a.jpg"}))
+    s.step("/_resubscribe all", "cmdOk")
+    s.step("/_connections diff show_ids=on", "connectionsDiff",
+           ("empty", lambda r: r["userIds"] == r["connIds"] == {"missingIds": [], "extraIds": []}))
+    s.step("/_network_statuses", "networkStatuses", ("none", lambda r: r["networkStatuses"] == []))
+    s.step("/_set accept group invitations 1 on", "cmdOk")
+
+
 def network(core):
     s = Scenario(core, "4.10")
     s.step("/network", "networkConfig")
@@ -360,8 +421,8 @@ def database_and_storage(binary, schema):
           "\n  " + "\n  ".join(type_errors[:40]))
 
 
-SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, group_items, network,
-             servers_and_operators, refusals]
+SCENARIOS = [users_and_lifecycle, desktop_sequence, settings_and_diagnostics, groups_and_tags, group_items, without_peers,
+             network, servers_and_operators, refusals]
 
 
 def validator_self_test(schema):

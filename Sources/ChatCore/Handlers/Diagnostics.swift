@@ -30,4 +30,10 @@ extension ChatController {
     func resetAgentServersStats() throws(ChatError) -> ChatResponse {
         .cmdOk(user: nil)
     }
+
+    /// `/_connections diff[ show_ids=on|off]`: the users and connections the chat database and the agent's disagree
+    /// on (`compareConnections`), compared without a user check. Both have the same users and no connections.
+    func connectionsDiff(_ a: ChatCommand.ConnectionsDiff) throws(ChatError) -> ChatResponse {
+        .connectionsDiff(showIds: a.showIds, userIds: DatabaseDiff(), connIds: DatabaseDiff())
+    }
 }

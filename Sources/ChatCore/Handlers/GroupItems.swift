@@ -166,3 +166,111 @@ extension ChatController {
             reaction: ACIReaction(chatInfo: .group(info), chatDir: .groupSnd, chatItem: changed, sentAt: ts, reaction: reaction))
     }
 }
+
+extension ChatController {
+    // MARK: Moderation and reports
+
+    /// `/_delete member item #<groupId> <ids>`: a moderator's deletion of items (`delGroupChatItemsForMembers`). Every
+    /// item of a local group is the user's own, which a moderator may delete at any age, and the user is the owner.
+    /// The items are marked deleted by the user's membership, or, when the group allows full deletion, replaced by the
+    /// `sndModerated` placeholder and their files removed from the files folder; reports quoting them would be marked
+    /// too, and a local group has none. Ids not in the group are reported in a `chatErrors` event.
+    func deleteMemberChatItems(_ a: ChatCommand.APIDeleteMemberChatItem) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let chat = ItemChat.group(groupId: info.groupId)
+        let items = try commandItems(user, chat, a.chatItemIds)
+        // A deletion reaches the members by the items' shared ids.
+        guard items.allSatisfy({ $0.meta.itemSharedMsgId != nil }) else { throw .error(.invalidChatItemDelete) }
+        try requireGroupRole(info, .moderator)
+        let removeContent = featureOn(info, .fullDelete)
+        let ts = now
+        let moderated = try store.write { () throws(ChatError) in
+            try items.map { (item) throws(ChatError) in
+                try store.moderateItem(
+                    item.meta.itemId, by: info.membership.groupMemberId, removeContent: removeContent, at: ts)
+                return try store.item(userId: user.userId, chat, id: item.meta.itemId)
+            }
+        }
+        if removeContent { removeFiles(items.compactMap { $0.file?.fileSource?.filePath }) }
+        let chatInfo = ChatInfo.group(info)
+        return .chatItemsDeleted(
+            user: user,
+            chatItemDeletions: zip(items, moderated).map {
+                ChatItemDeletion(
+                    deletedChatItem: AChatItem(chatInfo: chatInfo, chatItem: $0.0),
+                    toChatItem: AChatItem(chatInfo: chatInfo, chatItem: $0.1))
+            }, byUser: true, timed: false)
+    }
+
+    /// `/_report #<groupId> <chatItemId> reason=…[ <text>]`: a report goes to the group's moderators in the reporter's
+    /// member support chat (`GCSMemberSupport`), a scope the embedded core does not keep — the answer of a `/_send` to
+    /// `#<groupId>(_support)`.
+    func reportMessage(_ a: ChatCommand.APIReportMessage) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        _ = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        throw .error(.commandError("not supported"))
+    }
+
+    /// `/_archive reports #<groupId>`: the received reports become deleted by the user's membership
+    /// (`markReceivedGroupReportsDeleted`); a local group receives none, so no item changes.
+    func archiveReceivedReports(_ a: ChatCommand.APIArchiveReceivedReports) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        return .groupChatItemsDeleted(user: user, groupInfo: info, chatItemIDs: [], byUser: true, member: info.membership)
+    }
+
+    /// `/_delete reports #<groupId> <ids> <mode>`: only received reports may be named, and every item of a local group
+    /// is the user's own. With none named (ids not in the group go out as `chatErrors`), the mode still has its checks:
+    /// `history` is for channels, `broadcast` is a moderator's.
+    func deleteReceivedReports(_ a: ChatCommand.APIDeleteReceivedReports) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        let items = try commandItems(user, .group(groupId: info.groupId), a.chatItemIds)
+        guard items.isEmpty else { throw .error(.commandError("some items are not received reports")) }
+        switch a.deleteMode {
+        case .internal, .internalMark: break
+        case .broadcast: try requireGroupRole(info, .moderator)
+        case .history: throw .error(.invalidChatItemDelete)
+        }
+        return .chatItemsDeleted(user: user, chatItemDeletions: [], byUser: true, timed: false)
+    }
+
+    /// `/_reaction members <userId> #<groupId> <chatItemId> <json(MsgReaction)>`: who gave the reaction to the item —
+    /// in a local group only the user, as the user's membership (`getReactionMembers`).
+    func getReactionMembers(_ a: ChatCommand.APIGetReactionMembers) throws(ChatError) -> ChatResponse {
+        let reaction = try MsgReaction(JSONInput(parsing: a.reaction))
+        let user = try requireStartedUser(a.userId)
+        let item = try store.item(userId: user.userId, .group(groupId: a.groupId), id: a.chatItemId)
+        guard let shared = item.meta.itemSharedMsgId.flatMap({ try? Base64.decode($0) }) else {
+            // Every item of a group has one; the core's pattern on it would fail the same way.
+            throw .errorStore(.internalError("group item without a shared message id"))
+        }
+        let membership = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId).membership
+        let givers = try store.reactionGivers(groupId: a.groupId, sharedMsgId: shared, reaction)
+        // Reactions of members that are gone are left out, as the core leaves them.
+        let reactions = givers.filter(\.sent).map { MemberReaction(groupMember: membership, reactionTs: $0.ts) }
+        return .reactionMembers(user: user, memberReactions: reactions)
+    }
+
+    // MARK: Sharing
+
+    /// `/_share chat content <chatRef> <sendRef>`: a card (`chat` content) of a public group, to send. Only a group
+    /// whose profile is public has a link for it; the owner's signature takes the group's keys, which a local group
+    /// does not have, so the card goes unsigned and the chat it is for is not read.
+    func shareChatMsgContent(_ a: ChatCommand.APIShareChatMsgContent) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        guard case .group(let groupId, _) = a.chatRef else {
+            throw .error(.commandError("sharing is only supported for public groups"))
+        }
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+        guard let publicGroup = info.groupProfile.publicGroup, let link = publicGroup["groupLink"]?.stringValue else {
+            throw .error(.commandError("not a public group"))
+        }
+        guard let profile = try? CanonicalJSON.parse(info.groupProfile.json.rendered) else {
+            throw .error(.internalError("group profile JSON"))
+        }
+        let chatLink = CanonicalJSON.object(["type": .string("group"), "connLink": .string(link), "groupProfile": profile])
+        return .chatMsgContent(user: user, msgContent: .chat(text: link, chatLink: chatLink, ownerSig: nil))
+    }
+}

@@ -170,7 +170,80 @@ extension ChatController {
         throw .errorStore(.groupLinkNotFound(groupInfo: info))
     }
 
+    // MARK: Members
+
+    /// `/_accept member #<groupId> <groupMemberId> <role>`: only a member pending approval or review can be admitted,
+    /// and members come pending only through the network. The member is looked up by its id alone, in any of the user's
+    /// groups (`getGroupMemberById`), before the user's role is checked.
+    func acceptMember(_ a: ChatCommand.APIAcceptMember) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        _ = try memberById(user, a.groupMemberId)
+        try requireGroupRole(info, Self.higherRole(.moderator, a.memberRole))
+        throw .error(.commandError("member should be pending approval and invitee, or pending review and not invitee"))
+    }
+
+    /// `/_remove #<groupId> <ids>[ messages=on|off]`: the ids are looked for among the group's other members, of which a
+    /// local group has none, so not even the user's own membership is found (the chat error `groupMemberNotFound`).
+    func removeMembers(_ a: ChatCommand.APIRemoveMembers) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        _ = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        throw .error(.groupMemberNotFound)
+    }
+
+    /// `/_member role #<groupId> <ids> <role>`: the user's own role cannot be changed; other members there are none.
+    func setMembersRole(_ a: ChatCommand.APIMembersRole) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        if a.memberIds.contains(info.membership.groupMemberId) {
+            throw .error(.commandError("can't change role for self"))
+        }
+        throw .error(.groupMemberNotFound)
+    }
+
+    /// `/_block #<groupId> <ids> blocked=on|off`: the user cannot block themselves for all; other members there are none.
+    func blockMembersForAll(_ a: ChatCommand.APIBlockMembersForAll) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        if a.memberIds.contains(info.membership.groupMemberId) {
+            throw .error(.commandError("can't block/unblock self"))
+        }
+        throw .error(.groupMemberNotFound)
+    }
+
+    /// `/_delete member chat #<groupId> <groupMemberId>`: support chats are kept with moderators over the network, so
+    /// no member has one. The member is looked up by its id alone (`getGroupMemberById`).
+    func deleteMemberSupportChat(_ a: ChatCommand.APIDeleteMemberSupportChat) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        _ = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        _ = try memberById(user, a.groupMemberId)
+        throw .error(.commandError("member has no support chat"))
+    }
+
+    /// `/_set group user #<groupId> <newUserId>`: only a group prepared from a link changes user before it is joined,
+    /// and a local group was not prepared from one.
+    func changePreparedGroupUser(_ a: ChatCommand.APIChangePreparedGroupUser) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        _ = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        throw .error(.commandError("group doesn't have link to connect"))
+    }
+
     // MARK: Helpers
+
+    /// A member of any of the user's groups, or the store's `groupMemberNotFound`.
+    func memberById(_ user: User, _ groupMemberId: Int64) throws(ChatError) -> GroupMember {
+        guard let member = try groupStore.member(userId: user.userId, groupMemberId: groupMemberId) else {
+            throw .errorStore(.groupMemberNotFound(groupMemberId: groupMemberId))
+        }
+        return member
+    }
+
+    /// The higher of two roles (`max` of the core's ordered GroupMemberRole).
+    static func higherRole(_ a: GroupMemberRole, _ b: GroupMemberRole) -> GroupMemberRole {
+        let all = GroupMemberRole.allCases
+        guard let i = all.firstIndex(of: a), let j = all.firstIndex(of: b) else { return a }
+        return i >= j ? a : b
+    }
 
     func requireMember(_ user: User, _ groupId: Int64, _ groupMemberId: Int64) throws(ChatError) -> GroupMember {
         guard let member = try groupStore.member(userId: user.userId, groupId: groupId, groupMemberId: groupMemberId)

@@ -84,6 +84,81 @@ extension ChatController {
         return (items, try store.navigation(userId: uid, chat, following, after: last.position))
     }
 
+    /// `/_get items <pagination>[ search=<text>]`: the user's items across all chats, oldest first, their text
+    /// containing the search ignoring case (`getAllChatItems`). The item an `after=`, `before=` or `around=` page is
+    /// anchored on is found as the core finds it, through its contact or group (`getChatRefViaItemId`): a note there
+    /// is the store's `badChatItem`. `initial=` pages around the first unread item, of which the user's own have none.
+    func getChatItems(_ a: ChatCommand.APIGetChatItems) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser()
+        let uid = user.userId
+        let search = a.search ?? ""
+        let refs: [(id: Int64, chat: ItemChat)]
+        switch a.pagination {
+        case .last(let count):
+            refs = try store.allItemRefs(userId: uid, search: search, .last, count: count)
+        case .after(let id, let count):
+            let anchor = try allItemsAnchor(user, id)
+            refs = try store.allItemRefs(userId: uid, search: search, .after(anchor.item.position), count: count)
+        case .before(let id, let count):
+            let anchor = try allItemsAnchor(user, id)
+            refs = try store.allItemRefs(userId: uid, search: search, .before(anchor.item.position), count: count)
+        case .around(let id, let count):
+            refs = try allItems(around: id, count, user, search)
+        case .initial(let count):
+            guard search.isEmpty else {
+                throw .errorStore(.internalError("initial chat pagination doesn't support search"))
+            }
+            refs =
+                if let first = try store.firstUnreadItemId(userId: uid) {
+                    try allItems(around: first, count, user, search)
+                } else {
+                    try store.allItemRefs(userId: uid, search: search, .last, count: count)
+                }
+        }
+        var chats: [ItemChat: ChatInfo] = [:]
+        let items = try refs.map { (ref) throws(ChatError) -> AChatItem in
+            let info: ChatInfo
+            if let known = chats[ref.chat] {
+                info = known
+            } else {
+                info = try chatInfo(ref.chat, user)
+                chats[ref.chat] = info
+            }
+            return AChatItem(chatInfo: info, chatItem: try store.item(userId: uid, ref.chat, id: ref.id))
+        }
+        return .chatItems(user: user, chatItems: items)
+    }
+
+    /// Up to `count` of the user's items on each side of an item, with the item (whatever the search).
+    private func allItems(around id: Int64, _ count: Int64, _ user: User, _ search: String) throws(ChatError) -> [(
+        id: Int64, chat: ItemChat
+    )] {
+        let anchor = try allItemsAnchor(user, id)
+        let p = anchor.item.position
+        return try store.allItemRefs(userId: user.userId, search: search, .before(p), count: count)
+            + [(id, anchor.chat)] + store.allItemRefs(userId: user.userId, search: search, .after(p), count: count)
+    }
+
+    /// The item a page of all items is anchored on, found through its group (`getChatRefViaItemId`, which knows
+    /// contacts and groups only).
+    private func allItemsAnchor(_ user: User, _ id: Int64) throws(ChatError) -> (item: ChatItem, chat: ItemChat) {
+        switch try store.itemChat(userId: user.userId, itemId: id) {
+        case nil: throw .errorStore(.chatItemNotFound(itemId: id))
+        case .local: throw .errorStore(.badChatItem(itemId: id))
+        case .group(let groupId):
+            _ = try groupStore.requireGroupInfo(userId: user.userId, groupId: groupId)
+            return (try store.item(userId: user.userId, .group(groupId: groupId), id: id), .group(groupId: groupId))
+        }
+    }
+
+    /// The chat info of a chat whose items are stored.
+    private func chatInfo(_ chat: ItemChat, _ user: User) throws(ChatError) -> ChatInfo {
+        switch chat {
+        case .local(let id): .local(try store.noteFolder(userId: user.userId, id: id))
+        case .group(let id): .group(try groupStore.requireGroupInfo(userId: user.userId, groupId: id))
+        }
+    }
+
     /// `/_get content types <chatRef>`: the content types of the chat's items, in the API's order of MsgContentTag.
     func getChatContentTypes(_ a: ChatCommand.APIGetChatContentTypes) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
@@ -238,7 +313,7 @@ extension ChatController {
     }
 
     /// The items a command names, each once and in the order given; the missing ones go out as `chatErrors`.
-    private func commandItems(_ user: User, _ chat: ItemChat, _ ids: [Int64]) throws(ChatError) -> [ChatItem] {
+    func commandItems(_ user: User, _ chat: ItemChat, _ ids: [Int64]) throws(ChatError) -> [ChatItem] {
         var seen: Set<Int64> = []
         var items: [ChatItem] = []
         var errors: [ChatError] = []
@@ -398,6 +473,15 @@ extension ChatController {
         let (_, chat) = try itemChat(a.chatRef, user)
         let ts = now
         try store.write { () throws(ChatError) in try store.markItemsRead(userId: user.userId, chat, at: ts) }
+        return .cmdOk(user: user)
+    }
+
+    /// `/_read user <userId>`: every chat of the user becomes read — its unread items and its own unread mark
+    /// (`setUserChatsRead`).
+    func userRead(_ a: ChatCommand.APIUserRead) throws(ChatError) -> ChatResponse {
+        let user = try requireStartedUser(a.userId)
+        let ts = now
+        try store.write { () throws(ChatError) in try store.markUserChatsRead(userId: user.userId, at: ts) }
         return .cmdOk(user: user)
     }
 

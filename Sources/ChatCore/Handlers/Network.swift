@@ -28,4 +28,16 @@ extension ChatController {
         _ = try requireStartedUser(a.userId)
         return .cmdOk(user: nil)
     }
+
+    /// `/_resubscribe all`: subscribes every user's connections again, checking no user or chat state first
+    /// (`ResubscribeAllConnections`); there are no connections.
+    func resubscribeAll() throws(ChatError) -> ChatResponse {
+        .cmdOk(user: nil)
+    }
+
+    /// `/_network_statuses`: the network status of each connection (`connNetworkStatuses`): none.
+    func getNetworkStatuses() throws(ChatError) -> ChatResponse {
+        _ = try requireStartedUser()
+        return .networkStatuses(user: nil, networkStatuses: [])
+    }
 }

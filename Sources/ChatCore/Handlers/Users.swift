@@ -153,6 +153,14 @@ extension ChatController {
         try setUserFlag(a.userId, .autoAcceptMemberContacts, a.enable) {}
     }
 
+    /// `/_set accept group invitations <userId> on|off`: whether the user joins the groups contacts invite them to
+    /// without being asked; kept for when invitations can arrive.
+    func setAutoAcceptGroupInvitations(_ a: ChatCommand.APISetUserAutoAcceptGroupInvitations) throws(ChatError)
+        -> ChatResponse
+    {
+        try setUserFlag(a.userId, .autoAcceptGroupInvitations, a.enable) {}
+    }
+
     // MARK: Helpers
 
     /// A user setting changed for any user the caller may see (the core checks the password rule, not the active id).

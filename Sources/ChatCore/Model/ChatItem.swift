@@ -30,6 +30,7 @@ public struct ChatItem: Hashable, Sendable, JSONWritable {
     var msgContent: MsgContent? {
         switch content {
         case .sndMsgContent(let mc), .rcvMsgContent(let mc): mc
+        case .sndModerated: nil
         }
     }
 }
@@ -57,10 +58,15 @@ public enum CIDirection: Hashable, Sendable, JSONWritable {
     }
 }
 
-/// CIContent (chat-api.md §7.23): the message variants; chat events come with the chats that have them.
+/// CIContent (chat-api.md §7.23): the message variants, and the placeholder a moderator's full deletion leaves of the
+/// user's own message; other chat events come with the chats that have them.
 public enum CIContent: Hashable, Sendable, JSONWritable {
     case sndMsgContent(MsgContent)
     case rcvMsgContent(MsgContent)
+    case sndModerated
+
+    /// The item text of a moderated item (the core's `ciModeratedText`).
+    static let moderatedText = "moderated"
 
     public func write(to w: inout JSONWriter) {
         switch self {
@@ -72,6 +78,8 @@ public enum CIContent: Hashable, Sendable, JSONWritable {
             w.beginTagged("rcvMsgContent")
             w.key("msgContent")
             mc.write(to: &w)
+        case .sndModerated:
+            w.beginTagged("sndModerated")
         }
         w.endObject()
     }
@@ -155,13 +163,21 @@ public struct CIMeta: Hashable, Sendable, JSONWritable {
     }
 }
 
-/// CIDeleted (chat-api.md §7.20): an item marked deleted but kept; the user's own deletions are `deleted`.
+/// CIDeleted (chat-api.md §7.20): an item marked deleted but kept; the user's own deletions are `deleted`, a
+/// moderator's are `moderated` and name the moderator.
 public struct CIDeleted: Hashable, Sendable, JSONEncodable {
     public var deletedTs: UTCTime?
     /// The chat type the item is in (`group`, `direct`, `local`).
     public var chatType: String
+    /// The moderator who deleted the item, when a moderator did.
+    public var byGroupMember: GroupMember? = nil
 
-    public var json: JSONValue { .tagged("deleted", ["deletedTs": deletedTs?.json, "chatType": .string(chatType)]) }
+    public var json: JSONValue {
+        if let byGroupMember {
+            return .tagged("moderated", ["deletedTs": deletedTs?.json, "byGroupMember": byGroupMember.json])
+        }
+        return .tagged("deleted", ["deletedTs": deletedTs?.json, "chatType": .string(chatType)])
+    }
 }
 
 /// CIQuote (chat-api.md §7.19): what a reply quotes, as it was when the reply was sent.
@@ -285,6 +301,14 @@ public struct NavigationInfo: Hashable, Sendable, JSONEncodable {
     public var afterTotal: Int64
 
     public var json: JSONValue { .record(["afterUnread": .integer(afterUnread), "afterTotal": .integer(afterTotal)]) }
+}
+
+/// MemberReaction (chat-api.md §7.26): who gave a reaction, and when.
+public struct MemberReaction: Hashable, Sendable, JSONEncodable {
+    public var groupMember: GroupMember
+    public var reactionTs: UTCTime
+
+    public var json: JSONValue { .record(["groupMember": groupMember.json, "reactionTs": reactionTs.json]) }
 }
 
 /// ChatItemDeletion (chat-api.md §7.26): `toChatItem` is absent when the item is gone.

@@ -90,6 +90,8 @@ public struct ChatErrorType: Hashable, Sendable {
     }
     static let groupMemberUserRemoved = ChatErrorType(.groupMemberUserRemoved)
     static let groupMemberNotActive = ChatErrorType(.groupMemberNotActive)
+    /// The chat-level `groupMemberNotFound` (no fields): a member id not among the group's other members.
+    static let groupMemberNotFound = ChatErrorType(.groupMemberNotFound)
     static let invalidChatItemUpdate = ChatErrorType(.invalidChatItemUpdate)
     static let invalidChatItemDelete = ChatErrorType(.invalidChatItemDelete)
     static let invalidForward = ChatErrorType(.invalidForward)
@@ -138,8 +140,15 @@ public struct StoreError: Hashable, Sendable {
         StoreError(.noteFolderNotFound, ["noteFolderId": .integer(noteFolderId)])
     }
     static let invalidQuote = StoreError(.invalidQuote)
+    static func localFileNoTransfer(fileId: Int64) -> StoreError {
+        StoreError(.localFileNoTransfer, ["fileId": .integer(fileId)])
+    }
     static func fileNotFound(fileId: Int64) -> StoreError { StoreError(.fileNotFound, ["fileId": .integer(fileId)]) }
     static func chatItemNotFound(itemId: Int64) -> StoreError { StoreError(.chatItemNotFound, ["itemId": .integer(itemId)]) }
+    static func contactRequestNotFound(contactRequestId: Int64) -> StoreError {
+        StoreError(.contactRequestNotFound, ["contactRequestId": .integer(contactRequestId)])
+    }
+    static func badChatItem(itemId: Int64) -> StoreError { StoreError(.badChatItem, ["itemId": .integer(itemId)]) }
     static func contactNotFound(contactId: Int64) -> StoreError {
         StoreError(.contactNotFound, ["contactId": .integer(contactId)])
     }

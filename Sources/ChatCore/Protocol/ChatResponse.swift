@@ -1,5 +1,6 @@
 public import ChatModel
 public import ChatStore
+public import SimplexEncoding
 
 /// A command's result (chat-api.md §5): the value of `result` in the envelope, tagged by `type`. The cases are the
 /// responses the embedded core produces so far.
@@ -58,6 +59,17 @@ public enum ChatResponse: Equatable, Sendable {
     case archiveImported(archiveErrors: [ArchiveError])
     case chatItemReaction(user: User, added: Bool, reaction: ACIReaction)
     case itemsReadForChat(user: User, chatInfo: ChatInfo)
+    case reactionMembers(user: User, memberReactions: [MemberReaction])
+    /// `chatName_` is absent: the API form names no chat.
+    case chatItems(user: User, chatItems: [AChatItem])
+    /// `member_` is the member who deleted the items: the user's membership when the user did.
+    case groupChatItemsDeleted(user: User, groupInfo: GroupInfo, chatItemIDs: [Int64], byUser: Bool, member: GroupMember?)
+    case chatMsgContent(user: User, msgContent: MsgContent)
+    /// The JSON object a file description link carries in its `data` parameter, when it carries one.
+    case standaloneFileInfo(fileMeta: CanonicalJSON?)
+    case connectionsDiff(showIds: Bool, userIds: DatabaseDiff, connIds: DatabaseDiff)
+    /// `networkStatuses` are ConnNetworkStatus values, one per connection; `user_` is absent, as the core leaves it.
+    case networkStatuses(user: User?, networkStatuses: [JSONValue])
 
     /// The `type` tag.
     public var type: String {
@@ -109,6 +121,13 @@ public enum ChatResponse: Equatable, Sendable {
         case .archiveImported: "archiveImported"
         case .chatItemReaction: "chatItemReaction"
         case .itemsReadForChat: "itemsReadForChat"
+        case .reactionMembers: "reactionMembers"
+        case .chatItems: "chatItems"
+        case .groupChatItemsDeleted: "groupChatItemsDeleted"
+        case .chatMsgContent: "chatMsgContent"
+        case .standaloneFileInfo: "standaloneFileInfo"
+        case .connectionsDiff: "connectionsDiff"
+        case .networkStatuses: "networkStatuses"
         }
     }
 
@@ -187,6 +206,22 @@ public enum ChatResponse: Equatable, Sendable {
         case .chatItemReaction(let user, let added, let reaction):
             .tagged(type, ["user": user.json, "added": .bool(added), "reaction": reaction.json])
         case .itemsReadForChat(let user, let chatInfo): .tagged(type, ["user": user.json, "chatInfo": chatInfo.json])
+        case .reactionMembers(let user, let reactions):
+            .tagged(type, ["user": user.json, "memberReactions": .list(reactions)])
+        case .chatItems(let user, let items): .tagged(type, ["user": user.json, "chatItems": .list(items)])
+        case .groupChatItemsDeleted(let user, let info, let ids, let byUser, let member):
+            .tagged(
+                type,
+                [
+                    "user": user.json, "groupInfo": info.json, "chatItemIDs": .array(ids.map(\.json)),
+                    "byUser": .bool(byUser), "member_": member?.json,
+                ])
+        case .chatMsgContent(let user, let mc): .tagged(type, ["user": user.json, "msgContent": mc.json])
+        case .standaloneFileInfo(let meta): .tagged(type, ["fileMeta": meta.map(JSONValue.init)])
+        case .connectionsDiff(let showIds, let userIds, let connIds):
+            .tagged(type, ["showIds": .bool(showIds), "userIds": userIds.json, "connIds": connIds.json])
+        case .networkStatuses(let user, let statuses):
+            .tagged(type, ["user_": user?.json, "networkStatuses": .array(statuses)])
         }
     }
 }
@@ -203,4 +238,13 @@ public struct UserProfileUpdateSummary: Hashable, Sendable {
             "changedContacts": .array(changedContacts),
         ])
     }
+}
+
+/// DatabaseDiff (the agent's `DatabaseDiff`, chat-api.md §5 `connectionsDiff`): ids the chat database has and the
+/// agent's lacks (`missingIds`), and the other way round (`extraIds`). User ids are numbers, connection ids base64url.
+public struct DatabaseDiff: Hashable, Sendable, JSONEncodable {
+    public var missingIds: [JSONValue] = []
+    public var extraIds: [JSONValue] = []
+
+    public var json: JSONValue { .record(["missingIds": .array(missingIds), "extraIds": .array(extraIds)]) }
 }

@@ -112,9 +112,10 @@ extension ChatRepository {
           i.shared_msg_id, i.item_deleted, i.item_deleted_ts, i.item_live, i.quoted_shared_msg_id, i.quoted_sent_at,
           i.quoted_content, i.quoted_sent,
           (SELECT q.chat_item_id FROM chat_items q
-           WHERE q.group_id = i.group_id AND q.shared_msg_id = i.quoted_shared_msg_id LIMIT 1)
+           WHERE q.group_id = i.group_id AND q.shared_msg_id = i.quoted_shared_msg_id LIMIT 1),
+          i.item_deleted_by_group_member_id, i.item_content_tag
         """
-    private static let itemColumnCount = 32
+    private static let itemColumnCount = 34
     private static let itemColumns = itemColumnList + " FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id"
 
     /// `WHERE` for a chat's items under a filter, with its values.
@@ -240,8 +241,9 @@ extension ChatRepository {
             guard row.count == Self.itemColumnCount + 1, let id = row[Self.itemColumnCount].integer else {
                 throw .errorStore(.internalError("chat_items row"))
             }
-            previews[id, default: ChatPreview()].lastItem = try Self.item(
-                Array(row.prefix(Self.itemColumnCount)), .group(groupId: id))
+            let itemRow = Array(row.prefix(Self.itemColumnCount))
+            previews[id, default: ChatPreview()].lastItem = try withModerator(
+                Self.item(itemRow, .group(groupId: id)), itemRow, .group(groupId: id))
         }
         return previews
     }
@@ -461,6 +463,16 @@ extension ChatRepository {
         try run("DELETE FROM chat_items WHERE user_id = ? AND \(chat.column) = ?", [.integer(userId), .integer(chat.id)])
     }
 
+    /// Every unread item of the user becomes read, and no chat stays marked unread (`setUserChatsRead`).
+    func markUserChatsRead(userId: Int64, at now: UTCTime) throws(ChatError) {
+        let values: [SQLValue] = [.text(now.iso8601), .integer(userId)]
+        try run("UPDATE groups SET unread_chat = 0, updated_at = ? WHERE user_id = ? AND unread_chat = 1", values)
+        try run("UPDATE note_folders SET unread_chat = 0, updated_at = ? WHERE user_id = ? AND unread_chat = 1", values)
+        try run(
+            "UPDATE chat_items SET item_status = 'rcv_read', updated_at = ? WHERE user_id = ? AND item_status = 'rcv_new'",
+            values)
+    }
+
     /// Marks every unread item read.
     func markItemsRead(userId: Int64, _ chat: ItemChat, at now: UTCTime) throws(ChatError) {
         try run(
@@ -481,16 +493,90 @@ extension ChatRepository {
         }
     }
 
+    // MARK: Items of all chats
+
+    /// Which of the user's items, across all chats, `/_get items` reads: the newest, or those after or before an item.
+    enum AllItemsRange {
+        case last
+        case after(ItemPosition)
+        case before(ItemPosition)
+    }
+
+    /// The chat an item of the user is in, when it is in one the embedded core keeps.
+    func itemChat(userId: Int64, itemId: Int64) throws(ChatError) -> ItemChat? {
+        guard
+            let row = try query(
+                "SELECT group_id, note_folder_id FROM chat_items WHERE user_id = ? AND chat_item_id = ?",
+                [.integer(userId), .integer(itemId)]
+            ).first
+        else { return nil }
+        return Self.itemChat(groupId: row[0].integer, noteFolderId: row[1].integer)
+    }
+
+    /// Up to `count` of the user's items in `range` whose text contains `search` ignoring case, oldest first, each with
+    /// its chat (`getAllChatItems`, which orders every chat's items by `item_ts` alike).
+    func allItemRefs(userId: Int64, search: String, _ range: AllItemsRange, count: Int64) throws(ChatError) -> [(
+        id: Int64, chat: ItemChat
+    )] {
+        var sql = """
+            SELECT chat_item_id, group_id, note_folder_id FROM chat_items
+            WHERE user_id = ? AND LOWER(item_text) LIKE '%' || LOWER(?) || '%'
+            """
+        var values: [SQLValue] = [.integer(userId), .text(search)]
+        var descending = true
+        switch range {
+        case .last: break
+        case .after(let p):
+            sql += " AND (item_ts > ? OR (item_ts = ? AND chat_item_id > ?))"
+            values += [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+            descending = false
+        case .before(let p):
+            sql += " AND (item_ts < ? OR (item_ts = ? AND chat_item_id < ?))"
+            values += [.integer(p.ts), .integer(p.ts), .integer(p.id)]
+        }
+        sql += descending ? " ORDER BY item_ts DESC, chat_item_id DESC LIMIT ?" : " ORDER BY item_ts, chat_item_id LIMIT ?"
+        let refs = try query(sql, values + [.integer(count)]).compactMap { (row) -> (id: Int64, chat: ItemChat)? in
+            guard let id = row[0].integer, let chat = Self.itemChat(groupId: row[1].integer, noteFolderId: row[2].integer)
+            else { return nil }
+            return (id, chat)
+        }
+        return descending ? Array(refs.reversed()) : refs
+    }
+
+    /// The smallest id of the user's unread items, in any chat.
+    func firstUnreadItemId(userId: Int64) throws(ChatError) -> Int64? {
+        try query(
+            "SELECT min(chat_item_id) FROM chat_items WHERE user_id = ? AND item_status = 'rcv_new'", [.integer(userId)]
+        ).first?.first?.integer
+    }
+
+    private static func itemChat(groupId: Int64?, noteFolderId: Int64?) -> ItemChat? {
+        if let groupId { return .group(groupId: groupId) }
+        return noteFolderId.map { .local(noteFolderId: $0) }
+    }
+
     // MARK: Rows
 
     private func items(_ sql: String, _ values: [SQLValue], _ chat: ItemChat) throws(ChatError) -> [ChatItem] {
         try query(sql, values).map { (row) throws(ChatError) in
-            var item = try Self.item(row, chat)
+            var item = try withModerator(Self.item(row, chat), row, chat)
             if case .group(let groupId) = chat, let shared = row[23].blob {
                 item.reactions = try reactions(groupId: groupId, sharedMsgId: shared)
             }
             return item
         }
+    }
+
+    /// An item a moderator deleted names the moderator, a member read with the item (the core's join on
+    /// `item_deleted_by_group_member_id`); a member since gone leaves the deletion unattributed.
+    private func withModerator(_ item: ChatItem, _ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
+        guard case .group(let groupId) = chat, let moderatorId = row[32].integer, item.meta.itemDeleted != nil else {
+            return item
+        }
+        var item = item
+        item.meta.itemDeleted?.byGroupMember = try GroupRepository(db: db).member(
+            groupId: groupId, groupMemberId: moderatorId)
+        return item
     }
 
     // MARK: Reactions
@@ -538,11 +624,64 @@ extension ChatRepository {
         }
     }
 
-    /// Marks an item deleted, keeping it and its file (`markGroupChatItemDeleted`).
+    /// Who gave `reaction` to an item, in the order it was given: whether it was the user (the only one who can react
+    /// in a local group) and when (`getReactionMembers`).
+    func reactionGivers(groupId: Int64, sharedMsgId: [UInt8], _ reaction: MsgReaction) throws(ChatError) -> [(
+        sent: Bool, ts: UTCTime
+    )] {
+        try query(
+            """
+            SELECT reaction_sent, reaction_ts FROM chat_item_reactions
+            WHERE group_id = ? AND shared_msg_id = ? AND reaction = ? ORDER BY chat_item_reaction_id
+            """, [.integer(groupId), .blob(sharedMsgId), .text(reaction.json.rendered)]
+        ).map { (row) throws(ChatError) in
+            guard let ts = row[1].text.flatMap(UTCTime.init(iso8601:)) else {
+                throw .errorStore(.internalError("chat_item_reactions row"))
+            }
+            return (row[0].integer == 1, ts)
+        }
+    }
+
+    // MARK: Moderation
+
+    /// The stored `item_content_tag` of what a moderator's full deletion leaves of a message.
+    static let moderatedContentTag = "sndModerated"
+
+    /// Marks an item deleted by a moderator, keeping it and its file (`markGroupChatItemDeleted` with the moderator).
+    /// With `removeContent` the message goes too (`updateGroupChatItemModerated`): the item becomes a placeholder whose
+    /// text is "moderated", and its edit history is dropped.
+    func moderateItem(_ itemId: Int64, by moderatorId: Int64, removeContent: Bool, at now: UTCTime) throws(ChatError) {
+        let time = SQLValue.text(now.iso8601)
+        let id = SQLValue.integer(itemId)
+        guard removeContent else {
+            try run(
+                """
+                UPDATE chat_items SET item_deleted = 1, item_deleted_ts = ?, item_deleted_by_group_member_id = ?, updated_at = ?
+                WHERE chat_item_id = ?
+                """, [time, .integer(moderatorId), time, id])
+            return
+        }
+        try run("DELETE FROM chat_item_versions WHERE chat_item_id = ?", [id])
+        try run(
+            """
+            UPDATE chat_items SET item_deleted = 1, item_deleted_ts = ?, item_deleted_by_group_member_id = ?,
+              item_content_tag = ?, item_text = ?, updated_at = ?
+            WHERE chat_item_id = ?
+            """,
+            [
+                time, .integer(moderatorId), .text(Self.moderatedContentTag), .text(CIContent.moderatedText), time, id,
+            ])
+    }
+
+    /// Marks an item deleted, keeping it and its file (`markGroupChatItemDeleted`): the user's own deletion, so no
+    /// longer a moderator's.
     func markItemDeleted(_ itemId: Int64, at now: UTCTime) throws(ChatError) {
         try run(
-            "UPDATE chat_items SET item_deleted = 1, item_deleted_ts = ?, updated_at = ? WHERE chat_item_id = ?",
-            [.text(now.iso8601), .text(now.iso8601), .integer(itemId)])
+            """
+            UPDATE chat_items SET item_deleted = 1, item_deleted_ts = ?, item_deleted_by_group_member_id = NULL,
+              updated_at = ?
+            WHERE chat_item_id = ?
+            """, [.text(now.iso8601), .text(now.iso8601), .integer(itemId)])
     }
 
     private static func int(_ n: Int64?) -> SQLValue { n.map(SQLValue.integer) ?? .null }
@@ -591,6 +730,8 @@ extension ChatRepository {
             let updated = row[14] == row[13] ? created : time(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
         let mc = try msgContent(mcText, itemText: text)
+        // A moderator's full deletion leaves a placeholder of the message (`sndModerated`), with no markdown.
+        let moderated = row[33].text == Self.moderatedContentTag
         var forwarded: CIForwardedFrom?
         switch row[7].text {
         case "unknown": forwarded = .unknown
@@ -622,7 +763,7 @@ extension ChatRepository {
             row[24].integer == 1 ? CIDeleted(deletedTs: time(row[25]), chatType: chat.chatType) : nil
         // A deleted item can be neither deleted for everyone again nor edited, as in the core (`deletable'`).
         let deletable = chat.deletable(sent: isSent) && deleted == nil
-        let markdown = mc.markdown
+        let markdown = moderated ? (formattedText: nil, hasLink: false) : mc.markdown
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
             itemSharedMsgId: row[23].blob.map { Base64.encode($0) }, itemForwarded: forwarded, itemDeleted: deleted,
@@ -636,7 +777,8 @@ extension ChatRepository {
                 sharedMsgId: row[27].blob.map { Base64.encode($0) }, sentAt: sentAt, content: try msgContent(quoted))
         }
         return ChatItem(
-            chatDir: chat.direction(sent: isSent), meta: meta, content: isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
+            chatDir: chat.direction(sent: isSent), meta: meta,
+            content: moderated ? .sndModerated : isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
             quotedItem: quote, file: file, formattedText: markdown.formattedText)
     }
 }

@@ -168,6 +168,7 @@ struct ChatRepository {
         case sendReceiptsContacts = "send_rcpts_contacts"
         case sendReceiptsSmallGroups = "send_rcpts_small_groups"
         case autoAcceptMemberContacts = "auto_accept_member_contacts"
+        case autoAcceptGroupInvitations = "auto_accept_group_invitations"
     }
 
     func setFlag(_ flag: UserFlag, _ on: Bool, userId: Int64, at ts: UTCTime) throws(ChatError) {

@@ -483,5 +483,33 @@ extension Migration {
             ALTER TABLE chat_items DROP COLUMN quoted_shared_msg_id;
             """#
         ),
+        Migration(
+            name: "m20261206_moderated_items",
+            up: #"""
+            -- Items deleted by a moderator (chat-api.md §7.20, CIDeleted `moderated`; §7.23, CIContent `sndModerated`), as
+            -- `/_delete member item` leaves them. The moderator is a member of the item's group — in a local group the user's own
+            -- membership — named as the official core names it. `item_content_tag` is NULL for a message and `sndModerated` for an
+            -- item whose content a moderator removed (the core's `item_content_tag`; the message's tag stays in `msg_content_tag`).
+            -- No foreign key: SQLite cannot drop a column that has one, and a member goes only with its group, whose items go too.
+            ALTER TABLE chat_items ADD COLUMN item_deleted_by_group_member_id INTEGER;
+            ALTER TABLE chat_items ADD COLUMN item_content_tag TEXT;
+            """#,
+            down: #"""
+            ALTER TABLE chat_items DROP COLUMN item_content_tag;
+            ALTER TABLE chat_items DROP COLUMN item_deleted_by_group_member_id;
+            """#
+        ),
+        Migration(
+            name: "m20261207_auto_accept_group_invitations",
+            up: #"""
+            -- Whether the user joins the groups contacts invite them to without being asked (`/_set accept group invitations`,
+            -- chat-api.md §4.19): the official core's `users.auto_accept_group_invitations`. Nothing arrives without a network, so
+            -- the setting is kept for when invitations can.
+            ALTER TABLE users ADD COLUMN auto_accept_group_invitations INTEGER NOT NULL DEFAULT 0;
+            """#,
+            down: #"""
+            ALTER TABLE users DROP COLUMN auto_accept_group_invitations;
+            """#
+        ),
     ]
 }
