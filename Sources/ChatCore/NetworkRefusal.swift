@@ -42,9 +42,8 @@ public enum NetworkRefusal {
         .error(.commandError("\(name.rawValue) needs a network peer, and the embedded core has no network yet"))
     }
 
-    /// The answer to a command the embedded core does not serve yet (distinct from the refusal). Every core command is
-    /// served or refused but ten: the two storage-encryption commands (`apiStorageEncryption`, `testStorageEncryption`)
-    /// and the eight remote-control commands of §4.14, which the host serves above the core.
+    /// The answer to a command the embedded core does not serve (distinct from the refusal). Every core command is
+    /// served or refused but the eight remote-control commands of §4.14, which the host serves above the core.
     public static func notServed(_ name: CommandName) -> ChatError {
         .error(.commandError("not served by the embedded core yet: \(name.rawValue)"))
     }

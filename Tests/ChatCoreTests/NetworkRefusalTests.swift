@@ -61,12 +61,12 @@ final class NetworkRefusalTests: XCTestCase {
         }
     }
 
-    func testOnlyStorageEncryptionAndRemoteControlAreNotServedYet() async throws {
-        // Every other command is served or refused; these ten answer "not served yet" from the core, the storage
-        // encryption pair until it is wired in, the remote-control commands because the host serves them above it.
+    func testOnlyRemoteControlIsNotServedByTheCore() async throws {
+        // Every other command is served or refused; the remote-control commands answer "not served yet" from the core
+        // because the host serves them above it.
         let expected: Set<CommandName> = [
-            .apiStorageEncryption, .testStorageEncryption, .setLocalDeviceName, .connectRemoteCtrl, .findKnownRemoteCtrl,
-            .confirmRemoteCtrl, .verifyRemoteCtrlSession, .listRemoteCtrls, .stopRemoteCtrl, .deleteRemoteCtrl,
+            .setLocalDeviceName, .connectRemoteCtrl, .findKnownRemoteCtrl, .confirmRemoteCtrl, .verifyRemoteCtrlSession,
+            .listRemoteCtrls, .stopRemoteCtrl, .deleteRemoteCtrl,
         ]
         for started in [false, true] {
             let h = try EngineHarness()
