@@ -157,7 +157,14 @@ private struct LineParser {
         out.append(Span(format, string(text), string(s[source])))
     }
 
-    private func string(_ scalars: Scalars) -> String { String(String.UnicodeScalarView(scalars)) }
+    private func string(_ scalars: Scalars) -> String {
+        // ASCII, as most text is, straight into the string's storage.
+        guard scalars.allSatisfy({ $0.isASCII }) else { return String(String.UnicodeScalarView(scalars)) }
+        return String(unsafeUninitializedCapacity: scalars.count) { buffer in
+            for (i, c) in zip(buffer.indices, scalars) { buffer[i] = UInt8(truncatingIfNeeded: c.value) }
+            return scalars.count
+        }
+    }
 
     private func firstIndex(of c: Unicode.Scalar, from start: Int) -> Int? {
         var j = start
@@ -332,6 +339,11 @@ private struct LineParser {
         while i < s.count, s[i] != " " { i += 1 }
         var end = i
         while end > start, Chars.isPunctuation(s[end - 1]), s[end - 1] != "/", s[end - 1] != ")" { end -= 1 }
+        // A link has a scheme's `:`, a domain a `.`, an email an `@`: a word without any is plain.
+        guard s[start..<end].contains(where: { $0 == ":" || $0 == "." || $0 == "@" }) else {
+            plain(start..<i)
+            return
+        }
         let core = string(s[start..<end])
         let format: Format?
         if Links.looksLikeURI(core) {
