@@ -104,38 +104,31 @@ struct GroupRepository {
 
     /// A member of the user's group (the user's own membership included), or nil.
     func member(userId: Int64, groupId: Int64, groupMemberId: Int64) throws(ChatError) -> GroupMember? {
+        try firstMember(
+            where: "m.user_id = ? AND m.group_id = ? AND m.group_member_id = ?",
+            [.integer(userId), .integer(groupId), .integer(groupMemberId)])
+    }
+
+    /// The first member a condition on `group_members m` selects, with its profile.
+    private func firstMember(where condition: String, _ values: [SQLValue]) throws(ChatError) -> GroupMember? {
         try query(
             """
             SELECT \(Self.memberColumns)
             FROM group_members m
             JOIN contact_profiles p ON p.contact_profile_id = COALESCE(m.member_profile_id, m.contact_profile_id)
-            WHERE m.user_id = ? AND m.group_id = ? AND m.group_member_id = ?
-            """, [.integer(userId), .integer(groupId), .integer(groupMemberId)]
+            WHERE \(condition)
+            """, values
         ).first.map { (row) throws(ChatError) in try Self.member(row[...]) }
     }
 
     /// A member of any of the user's groups by its id alone (the core's `getGroupMemberById`), or nil.
     func member(userId: Int64, groupMemberId: Int64) throws(ChatError) -> GroupMember? {
-        try query(
-            """
-            SELECT \(Self.memberColumns)
-            FROM group_members m
-            JOIN contact_profiles p ON p.contact_profile_id = COALESCE(m.member_profile_id, m.contact_profile_id)
-            WHERE m.user_id = ? AND m.group_member_id = ?
-            """, [.integer(userId), .integer(groupMemberId)]
-        ).first.map { (row) throws(ChatError) in try Self.member(row[...]) }
+        try firstMember(where: "m.user_id = ? AND m.group_member_id = ?", [.integer(userId), .integer(groupMemberId)])
     }
 
     /// A member of a group by its id, for an item that names it (the moderator of a deleted item).
     func member(groupId: Int64, groupMemberId: Int64) throws(ChatError) -> GroupMember? {
-        try query(
-            """
-            SELECT \(Self.memberColumns)
-            FROM group_members m
-            JOIN contact_profiles p ON p.contact_profile_id = COALESCE(m.member_profile_id, m.contact_profile_id)
-            WHERE m.group_id = ? AND m.group_member_id = ?
-            """, [.integer(groupId), .integer(groupMemberId)]
-        ).first.map { (row) throws(ChatError) in try Self.member(row[...]) }
+        try firstMember(where: "m.group_id = ? AND m.group_member_id = ?", [.integer(groupId), .integer(groupMemberId)])
     }
 
     /// The id of the user's group with this local display name (how human commands name groups).
