@@ -14,53 +14,17 @@ enum CoreBenchmark {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simplex-bench-core-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let prefix = folder.appendingPathComponent("bench").path
-        // A fixed clock makes the replies the same bytes on every run: their digests compare builds.
-        var configuration = ChatEngine.Configuration()
-        configuration.clock = { UTCTime(seconds: 1_700_000_000) }
-        let engine = try ChatEngine(prefix: prefix, configuration: configuration)
-        _ = await engine.execute(#"/_create user {"profile":{"displayName":"bench","fullName":""},"pastTimestamp":false}"#)
-        _ = await engine.execute("/_start")
-        let db = try SQLiteDatabase(path: ChatDatabases.files(prefix: prefix).chat)
-
-        var start = now()
-        // Every 1000th note holds the searched word, so a search page reads about 50,000 notes.
-        let texts = (1...max(1, items)).lazy.map { $0 % 1000 == 0 ? "note \($0) needle" : "note \($0)" }
-        let origin = UTCTime(seconds: 1_700_000_000)
-        try ItemStoreProbe.fillNotes(db, userId: 1, noteFolderId: 1, texts: texts, from: origin)
-        print(String(format: "filled 1 notes folder with %d items in %.1f s (one transaction)", items, now() - start))
+        let (engine, db) = try await openStore(prefix: folder.appendingPathComponent("bench").path, key: nil)
+        let (notesSeconds, groupsSeconds) = try fill(db, items: items, groups: groups)
+        print(String(format: "filled 1 notes folder with %d items in %.1f s (one transaction)", items, notesSeconds))
         if groups > 0 {
-            start = now()
-            // Spread over the notes' time span, so the chat list interleaves them; every 10th group has 3 items.
-            try ItemStoreProbe.fillGroups(
-                db, userId: 1, count: groups, from: origin, spacing: Int64(max(1, items / groups)), itemsEvery: 10,
-                itemsPerGroup: 3)
             print(
                 String(
                     format: "created %d local groups, 3 items in every 10th, in %.1f s (one transaction)", groups,
-                    now() - start))
+                    groupsSeconds))
         }
 
-        let middle = Int64(max(1, items / 2))
-        let cases: [(String, String, [ItemStoreProbe.Statement])] = [
-            (
-                "last page", "/_get chat *1 count=50",
-                ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50)
-            ),
-            (
-                "around the middle", "/_get chat *1 around=\(middle) count=25",
-                try ItemStoreProbe.aroundPage(db, userId: 1, noteFolderId: 1, itemId: middle, count: 25)
-            ),
-            (
-                "search", "/_get chat *1 count=50 search=needle",
-                ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50, search: "needle")
-            ),
-            ("chat list", "/_get chats 1", try ItemStoreProbe.chatList(db, userId: 1)),
-        ]
-        func column(_ text: String, _ width: Int, left: Bool = false) -> String {
-            let pad = String(repeating: " ", count: max(0, width - text.count))
-            return left ? text + pad : pad + text
-        }
+        let cases = try commands(db, items: items)
         print(
             column("command", 20, left: true) + column("core ms", 10) + column("SQL ms", 10) + column("ratio", 9)
                 + column("rounds", 8) + column("reply", 11) + "  reply digest"
@@ -72,20 +36,13 @@ enum CoreBenchmark {
                 print("\(name): \(line) failed: \(String(decoding: reply.prefix(300), as: UTF8.self))")
                 continue
             }
-            // Each distinct statement prepared once, as a cache of prepared statements would hold it.
-            var prepared: [String: ChatStore.Statement] = [:]
-            let steps = try statements.map { (s) throws -> (ChatStore.Statement, [SQLValue]) in
-                if let statement = prepared[s.sql] { return (statement, s.values) }
-                let statement = try db.prepare(s.sql)
-                prepared[s.sql] = statement
-                return (statement, s.values)
-            }
+            let steps = try prepareOnce(statements, on: db)
             var rows = 0
             var coreTimes: [Double] = []
             var sqlTimes: [Double] = []
             let began = now()
             while coreTimes.count < rounds && (coreTimes.count < 5 || now() - began < 10) {
-                start = now()
+                var start = now()
                 _ = await engine.execute(line)
                 coreTimes.append(now() - start)
                 start = now()
@@ -122,6 +79,73 @@ enum CoreBenchmark {
             for line in lines { print(line) }
         }
         print("\npeak memory (VmHWM): \(peakMemory())")
+    }
+
+    /// A started engine with one user on a fresh store at `prefix` (sealed with `key` when given), and a connection of
+    /// its own to the chat database for the SQL rounds. The clock is fixed, so that replies are the same bytes on
+    /// every run and their digests compare builds.
+    static func openStore(prefix: String, key: DatabaseKey?) async throws -> (ChatEngine, SQLiteDatabase) {
+        var configuration = ChatEngine.Configuration()
+        configuration.clock = { UTCTime(seconds: 1_700_000_000) }
+        let engine = try ChatEngine(prefix: prefix, key: key, configuration: configuration)
+        _ = await engine.execute(#"/_create user {"profile":{"displayName":"bench","fullName":""},"pastTimestamp":false}"#)
+        _ = await engine.execute("/_start")
+        return (engine, try SQLiteDatabase(path: ChatDatabases.files(prefix: prefix).chat, key: key))
+    }
+
+    /// Fills the notes folder with `items` notes and creates `groups` local groups, each in one transaction; the
+    /// seconds each took.
+    static func fill(_ db: SQLiteDatabase, items: Int, groups: Int) throws -> (notes: Double, groups: Double) {
+        var start = now()
+        // Every 1000th note holds the searched word, so a search page reads about 50,000 notes.
+        let texts = (1...max(1, items)).lazy.map { $0 % 1000 == 0 ? "note \($0) needle" : "note \($0)" }
+        let origin = UTCTime(seconds: 1_700_000_000)
+        try ItemStoreProbe.fillNotes(db, userId: 1, noteFolderId: 1, texts: texts, from: origin)
+        let notes = now() - start
+        start = now()
+        if groups > 0 {
+            // Spread over the notes' time span, so the chat list interleaves them; every 10th group has 3 items.
+            try ItemStoreProbe.fillGroups(
+                db, userId: 1, count: groups, from: origin, spacing: Int64(max(1, items / groups)), itemsEvery: 10,
+                itemsPerGroup: 3)
+        }
+        return (notes, now() - start)
+    }
+
+    /// The timed commands: name, command line, and the statements the store issues for it on `db`.
+    static func commands(_ db: SQLiteDatabase, items: Int) throws -> [(String, String, [ItemStoreProbe.Statement])] {
+        let middle = Int64(max(1, items / 2))
+        return [
+            ("last page", "/_get chat *1 count=50", ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50)),
+            (
+                "around the middle", "/_get chat *1 around=\(middle) count=25",
+                try ItemStoreProbe.aroundPage(db, userId: 1, noteFolderId: 1, itemId: middle, count: 25)
+            ),
+            (
+                "search", "/_get chat *1 count=50 search=needle",
+                ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50, search: "needle")
+            ),
+            ("chat list", "/_get chats 1", try ItemStoreProbe.chatList(db, userId: 1)),
+        ]
+    }
+
+    /// Each distinct statement prepared once, as a cache of prepared statements would hold it, with its values.
+    static func prepareOnce(_ statements: [ItemStoreProbe.Statement], on db: SQLiteDatabase) throws
+        -> [(ChatStore.Statement, [SQLValue])]
+    {
+        var prepared: [String: ChatStore.Statement] = [:]
+        return try statements.map { (s) throws -> (ChatStore.Statement, [SQLValue]) in
+            if let statement = prepared[s.sql] { return (statement, s.values) }
+            let statement = try db.prepare(s.sql)
+            prepared[s.sql] = statement
+            return (statement, s.values)
+        }
+    }
+
+    /// `text` padded to `width`, on the right when `left`.
+    static func column(_ text: String, _ width: Int, left: Bool = false) -> String {
+        let pad = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + pad : pad + text
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -24,28 +24,8 @@ extension CoreBenchmark {
             sides.append(try await side(name, key: key, folder: folder, items: items, groups: groups))
         }
 
-        let middle = Int64(max(1, items / 2))
-        // The commands of `run`, with the statements each store issues for them.
-        func cases(_ db: SQLiteDatabase) throws -> [(String, String, [ItemStoreProbe.Statement])] {
-            [
-                ("last page", "/_get chat *1 count=50", ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50)),
-                (
-                    "around the middle", "/_get chat *1 around=\(middle) count=25",
-                    try ItemStoreProbe.aroundPage(db, userId: 1, noteFolderId: 1, itemId: middle, count: 25)
-                ),
-                (
-                    "search", "/_get chat *1 count=50 search=needle",
-                    ItemStoreProbe.lastPage(userId: 1, noteFolderId: 1, count: 50, search: "needle")
-                ),
-                ("chat list", "/_get chats 1", try ItemStoreProbe.chatList(db, userId: 1)),
-            ]
-        }
-        let perSide = try sides.map { try cases($0.db) }
+        let perSide = try sides.map { try commands($0.db, items: items) }
 
-        func column(_ text: String, _ width: Int, left: Bool = false) -> String {
-            let pad = String(repeating: " ", count: max(0, width - text.count))
-            return left ? text + pad : pad + text
-        }
         print(
             column("command", 20, left: true) + column("plain ms", 10) + column("encr. ms", 10) + column("ratio", 8)
                 + column("SQL plain", 11) + column("SQL encr.", 11) + column("ratio", 8) + column("rounds", 8)
@@ -57,14 +37,7 @@ extension CoreBenchmark {
             var steps: [[(ChatStore.Statement, [SQLValue])]] = []
             for (side, cases) in zip(sides, perSide) {
                 replies.append(await side.engine.execute(line).bytes)
-                var prepared: [String: ChatStore.Statement] = [:]
-                steps.append(
-                    try cases[index].2.map { (s) throws -> (ChatStore.Statement, [SQLValue]) in
-                        if let statement = prepared[s.sql] { return (statement, s.values) }
-                        let statement = try side.db.prepare(s.sql)
-                        prepared[s.sql] = statement
-                        return (statement, s.values)
-                    })
+                steps.append(try prepareOnce(cases[index].2, on: side.db))
             }
             guard replies.allSatisfy({ $0.starts(with: Array(#"{"result":"#.utf8)) }) else {
                 print("\(name): \(line) failed: \(String(decoding: (replies.last ?? []).prefix(300), as: UTF8.self))")
@@ -104,27 +77,15 @@ extension CoreBenchmark {
     /// A store with `items` notes and `groups` local groups, sealed with `key` when given, and its started engine.
     private static func side(_ name: String, key: DatabaseKey?, folder: URL, items: Int, groups: Int) async throws -> Side {
         let prefix = folder.appendingPathComponent(name).path
-        var configuration = ChatEngine.Configuration()
-        configuration.clock = { UTCTime(seconds: 1_700_000_000) }
-        let engine = try ChatEngine(prefix: prefix, key: key, configuration: configuration)
-        _ = await engine.execute(#"/_create user {"profile":{"displayName":"bench","fullName":""},"pastTimestamp":false}"#)
-        _ = await engine.execute("/_start")
-        let db = try SQLiteDatabase(path: ChatDatabases.files(prefix: prefix).chat, key: key)
-        let start = now()
-        let texts = (1...max(1, items)).lazy.map { $0 % 1000 == 0 ? "note \($0) needle" : "note \($0)" }
-        let origin = UTCTime(seconds: 1_700_000_000)
-        try ItemStoreProbe.fillNotes(db, userId: 1, noteFolderId: 1, texts: texts, from: origin)
-        if groups > 0 {
-            try ItemStoreProbe.fillGroups(
-                db, userId: 1, count: groups, from: origin, spacing: Int64(max(1, items / groups)), itemsEvery: 10,
-                itemsPerGroup: 3)
-        }
+        let (engine, db) = try await openStore(prefix: prefix, key: key)
+        let (notesSeconds, groupsSeconds) = try fill(db, items: items, groups: groups)
         _ = try db.query("PRAGMA wal_checkpoint(TRUNCATE)")
         let size =
             (try? FileManager.default.attributesOfItem(atPath: ChatDatabases.files(prefix: prefix).chat)[.size] as? Int) ?? 0
         print(
             String(
-                format: "%@: %d notes and %d groups in %.1f s, chat database %@", name, items, groups, now() - start,
+                format: "%@: %d notes and %d groups in %.1f s, chat database %@", name, items, groups,
+                notesSeconds + groupsSeconds,
                 byteCount(size)))
         return Side(name: name, engine: engine, db: db)
     }
