@@ -62,7 +62,7 @@ let package = Package(
         // HTTP/2 over memory buffers (nghttp2).
         .target(name: "SimplexHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: strictSwift),
         // Zip archives, streamed: stored and deflate (zlib) entries, ZIP64, names that stay inside their folder.
-        .target(name: "SimplexArchive", dependencies: ["CZlib"], swiftSettings: strictSwift),
+        .target(name: "SimplexArchive", dependencies: ["CZlib", "SimplexEncoding"], swiftSettings: strictSwift),
         // The chat API's command catalog, syntax and JSON types (chat-api.md).
         .target(name: "ChatModel", dependencies: ["SimplexEncoding"], swiftSettings: strictSwift),
         // SimpleX's message markdown and its link parsers (chat-api.md §7.19, §9.2).

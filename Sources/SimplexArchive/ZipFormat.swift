@@ -1,5 +1,6 @@
 // The zip format's fixed parts (PKWARE APPNOTE 6.3.x): signatures, the little-endian fields of its records, DOS
 // timestamps and the rules for entry names that are safe to extract.
+internal import SimplexEncoding
 
 enum Signature {
     static let localHeader: UInt32 = 0x0403_4b50
@@ -91,7 +92,7 @@ public struct DOSTimestamp: Equatable, Sendable {
     public init(secondsSince1970 seconds: Int64) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondsOfDay = seconds - days * 86_400
-        let (year, month, day) = Self.civil(daysSince1970: days)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: days)
         guard year >= 1980 else {
             self = .earliest
             return
@@ -106,19 +107,6 @@ public struct DOSTimestamp: Equatable, Sendable {
         self.init(
             time: UInt16(hour << 11 | minute << 5 | second / 2),
             date: UInt16((year - 1980) << 9 | month << 5 | day))
-    }
-
-    /// The proleptic Gregorian date of a day count (Howard Hinnant's `civil_from_days`).
-    private static func civil(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

@@ -1,3 +1,5 @@
+internal import SimplexEncoding
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -65,7 +67,7 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible, 
 
     private var anyYear: String {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-        let (y, m, d) = Self.civil(fromDays: days)
+        let (y, m, d) = CivilCalendar.date(daysSince1970: days)
         return Self.iso8601(y, m, d, seconds - days * 86400, nanoseconds)
     }
 
@@ -73,7 +75,7 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible, 
     private func fourDigitYear(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secondOfDay = seconds - days * 86400
-        let (y, m, d) = Self.civil(fromDays: days)
+        let (y, m, d) = CivilCalendar.date(daysSince1970: days)
         guard (0...9999).contains(y) else { return nil }
         var fraction = nanoseconds
         var fractionDigits = 9
@@ -194,30 +196,8 @@ public struct UTCTime: Hashable, Comparable, Sendable, CustomStringConvertible, 
             offset = (sign == 43 ? 1 : -1) * (oh * 3600 + om * 60)
         }
         guard cursor.isAtEnd, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
-        let days = Self.days(fromCivil: y, mo, d)
+        let days = CivilCalendar.daysSince1970(year: y, month: mo, day: d)
         return UTCTime(seconds: days * 86400 + h * 3600 + mi * 60 + s - offset, nanoseconds: Int32(ns))
-    }
-
-    /// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    private static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
 
