@@ -51,6 +51,10 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether a byte of UTF-8 text is written escaped in a JSON string: a control character, `"` or `\`.
+    @inlinable
+    public static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
+
     /// `quoted(s)` appended to UTF-8 bytes: renderers building large documents escape in place, byte by byte (every
     /// escaped character is ASCII, so multi-byte sequences pass through untouched).
     public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
@@ -61,7 +65,7 @@ public indirect enum CanonicalJSON: Hashable, Sendable {
         out.append(0x22)
         // Most strings need no escape: one copy of their bytes.
         let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            guard !bytes.contains(where: needsEscape) else { return false }
             out.append(contentsOf: bytes)
             return true
         }

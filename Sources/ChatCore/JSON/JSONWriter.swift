@@ -83,15 +83,6 @@ public struct JSONWriter {
     /// A value built as a tree, for the parts that are not worth writing by hand.
     public mutating func value(_ v: JSONValue) { v.write(to: &self) }
 
-    /// A string known to be ASCII with nothing to escape.
-    mutating func quotedASCII(_ text: UnsafeBufferPointer<UInt8>) {
-        separate()
-        out.append(UInt8(ascii: "\""))
-        out.append(text)
-        out.append(UInt8(ascii: "\""))
-        needsComma = true
-    }
-
     /// A time's text (ASCII, nothing to escape), remembered so that the same time next can be copied from it.
     mutating func time(_ time: UTCTime, _ text: UnsafeBufferPointer<UInt8>) {
         separate()
@@ -306,7 +297,7 @@ private final class OutputBuffer {
     func appendQuoted(_ s: String) {
         var s = s
         let plain = s.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            guard !utf8.contains(where: CanonicalJSON.needsEscape) else { return false }
             reserve(utf8.count + 2)
             base[count] = 0x22
             count += 1

@@ -707,7 +707,7 @@ extension ChatRepository {
                 // place, the rare other one against its rendering.
                 guard json.count >= textContentPrefix.count + 3, json.starts(with: textContentPrefix) else { return false }
                 let quoted = UnsafeBufferPointer(rebasing: json[textContentPrefix.count...])
-                if !text.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                if !text.contains(where: CanonicalJSON.needsEscape) {
                     return quoted.count == text.count + 3 && quoted.first == 0x22
                         && quoted[quoted.count - 2] == 0x22 && quoted.last == UInt8(ascii: "}")
                         && UnsafeBufferPointer(rebasing: quoted[1..<(quoted.count - 2)]).elementsEqual(text)
@@ -723,11 +723,11 @@ extension ChatRepository {
     }
 
     private static func item(_ row: [SQLValue], _ chat: ItemChat) throws(ChatError) -> ChatItem {
+        var times = RowTimes()
         guard row.count == itemColumnCount, let id = row[0].integer, let sent = row[1].integer, let ts = row[2].integer,
             let mcText = row[3].text, let text = row[4].text, let statusText = row[5].text,
-            let status = CIStatus(rawValue: statusText), let created = time(row[13]),
-            // An item not edited since was updated when it was created: the same text, parsed once.
-            let updated = row[14] == row[13] ? created : time(row[14])
+            let status = CIStatus(rawValue: statusText), let created = times.parse(row[13]),
+            let updated = times.parse(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
         let mc = try msgContent(mcText, itemText: text)
         // A moderator's full deletion leaves a placeholder of the message (`sndModerated`), with no markdown.

@@ -261,6 +261,19 @@ struct ChatRepository {
 
     static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
 
+    /// The times of one row: an item's or a group's creation, update and the like are mostly one time, parsed once.
+    struct RowTimes {
+        private var last: (text: String, time: UTCTime)?
+
+        mutating func parse(_ value: SQLValue) -> UTCTime? {
+            guard let text = value.text else { return nil }
+            if let last, last.text == text { return last.time }
+            guard let time = UTCTime(iso8601: text) else { return nil }
+            last = (text, time)
+            return time
+        }
+    }
+
     private static func json(_ v: SQLValue) throws(ChatError) -> CanonicalJSON? {
         guard let text = v.text else { return nil }
         guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored JSON")) }

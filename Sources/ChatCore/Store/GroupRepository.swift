@@ -75,7 +75,7 @@ struct GroupRepository {
         let (sql, values) = Self.groupsQuery(userId: userId)
         return try query(sql, values).map { (row) throws(ChatError) in
             guard row.count == Self.groupColumnCount + Self.memberColumnCount, let groupId = row[0].integer,
-                let chatTs = Self.time(row[11]) ?? Self.time(row[14])
+                let chatTs = ChatRepository.time(row[11]) ?? ChatRepository.time(row[14])
             else { throw .errorStore(.internalError("groups row")) }
             return GroupListRow(
                 groupId: groupId, chatTs: chatTs, favorite: row[5].integer == 1, unreadChat: row[6].integer == 1,
@@ -430,21 +430,6 @@ struct GroupRepository {
 
     // MARK: Rows
 
-    private static func time(_ v: SQLValue) -> UTCTime? { v.text.flatMap(UTCTime.init(iso8601:)) }
-
-    /// Times of one row: a group, its membership and their updates mostly share one time, parsed once.
-    private struct TimeParser {
-        private var last: (text: String, time: UTCTime)?
-
-        mutating func parse(_ value: SQLValue) -> UTCTime? {
-            guard let text = value.text else { return nil }
-            if let last, last.text == text { return last.time }
-            guard let time = UTCTime(iso8601: text) else { return nil }
-            last = (text, time)
-            return time
-        }
-    }
-
     /// A slice of a row read from 0, without copying it.
     private struct OffsetRow {
         let values: ArraySlice<SQLValue>
@@ -463,7 +448,7 @@ struct GroupRepository {
     }
 
     private static func groupInfo(_ row: [SQLValue], chatTags: [Int64]) throws(ChatError) -> GroupInfo {
-        var times = TimeParser()
+        var times = ChatRepository.RowTimes()
         guard row.count == Self.groupColumnCount + Self.memberColumnCount, let groupId = row[0].integer,
             let ldn = row[1].text, let alias = row[2].text,
             let ntfs = row[3].text.flatMap(MsgFilter.init(rawValue:)), let created = times.parse(row[13]),
@@ -489,11 +474,13 @@ struct GroupRepository {
     }
 
     private static func member(_ row: ArraySlice<SQLValue>) throws(ChatError) -> GroupMember {
-        var times = TimeParser()
+        var times = ChatRepository.RowTimes()
         return try member(row, &times)
     }
 
-    private static func member(_ row: ArraySlice<SQLValue>, _ times: inout TimeParser) throws(ChatError) -> GroupMember {
+    private static func member(_ row: ArraySlice<SQLValue>, _ times: inout ChatRepository.RowTimes) throws(ChatError)
+        -> GroupMember
+    {
         // Indexed from the slice's start: the member's columns follow the group's in a group row.
         let row = OffsetRow(row)
         guard row.count == memberColumnCount, let id = row[0].integer, let groupId = row[1].integer,
