@@ -261,65 +261,6 @@ extension ChatController {
         if membership.memberStatus.isRemoved { throw .error(.groupMemberUserRemoved) }
         if !membership.memberStatus.isCurrent { throw .error(.groupMemberNotActive) }
     }
-
-    /// The user's groups as chat list rows for `/_get chats`, filtered by the list's query as the core filters them.
-    func groupChats(_ user: User, query: RawJSON?) throws(ChatError) -> [ListedChat] {
-        var groups = try groupStore.groupRows(userId: user.userId)
-        var unreadOnly = false
-        if let query {
-            let q = try JSONInput(parsing: query).object()
-            switch try q.string("type") {
-            case "filters":
-                let favorite = try q.optionalBool("favorite") ?? false
-                unreadOnly = try q.optionalBool("unread") ?? false
-                groups = groups.filter { !favorite || $0.favorite }
-            case "search":
-                let search = try q.string("search")
-                if !search.isEmpty {
-                    var found: [GroupListRow] = []
-                    for row in groups where try groupStore.groupInfo(row).matches(search) { found.append(row) }
-                    groups = found
-                }
-            default: break
-            }
-        }
-        let previews = try store.groupPreviews(userId: user.userId)
-        let chats = groups.map { row in ListedChat.group(row, previews[row.groupId] ?? ChatPreview()) }
-        // A group is unread when marked so or when it has unread items.
-        return unreadOnly ? chats.filter(\.isUnread) : chats
-    }
-
-    /// A chat list row, built once it is on the page.
-    func chat(_ listed: ListedChat) throws(ChatError) -> AChat {
-        switch listed {
-        case .built(let chat): return chat
-        case .group(let row, let preview):
-            return AChat(
-                chatInfo: .group(try groupStore.groupInfo(row)), chatItems: preview.lastItem.map { [$0] } ?? [],
-                chatStats: ChatStats(
-                    unreadCount: preview.unread.count, minUnreadItemId: preview.unread.minId, unreadChat: row.unreadChat))
-        }
-    }
-}
-
-/// A chat of the chat list before paging: note folders are built whole, groups only once on the page.
-enum ListedChat {
-    case built(AChat)
-    case group(GroupListRow, ChatPreview)
-
-    var chatTs: UTCTime {
-        switch self {
-        case .built(let chat): chat.chatInfo.chatTs
-        case .group(let row, _): row.chatTs
-        }
-    }
-
-    var isUnread: Bool {
-        switch self {
-        case .built(let chat): chat.chatStats.unreadChat || chat.chatStats.unreadCount > 0
-        case .group(let row, let preview): row.unreadChat || preview.unread.count > 0
-        }
-    }
 }
 
 extension GroupInfo {
