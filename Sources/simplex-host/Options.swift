@@ -82,7 +82,17 @@ struct Options {
             case "--json": json = true
             case "--data": dataFolder = URL(fileURLWithPath: try value(argument))
             case "--device-name": deviceName = try value(argument)
-            case "--profile": profile = try value(argument)
+            case "--profile":
+                let name = try value(argument)
+                // `--profile "$USER"` with USER unset (root in a container, a service) arrives empty.
+                guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
+                    throw UsageError(
+                        message: name.allSatisfy(\.isWhitespace)
+                            ? "--profile needs a name, one word such as --profile alice (is USER unset? --profile \"$(id -un)\" names it after the login)"
+                            : "--profile takes one word, the name desktops show: \(name) has spaces",
+                        subcommand: subcommand)
+                }
+                profile = name
             case "--reconnect": reconnect = true
             case "--multicast":
                 let v = try value(argument)

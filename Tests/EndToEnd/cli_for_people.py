@@ -80,6 +80,20 @@ def main():
         check("the data folder is made private (0700)", oct(os.stat(data).st_mode & 0o777) == "0o700")
         code, _, err = run("connect", "xrcp:/x", data=data)
         check("connect without a profile: exit 4 with the hint", code == 4 and "--profile" in err, (code, err))
+        code, _, err = run("connect", "xrcp:/x", "--profile", "", data=data)
+        check("an empty --profile (USER unset): exit 2, one line saying what to give instead",
+              code == 2 and err.count("\n") == 1 and "--profile needs a name" in err and "{" not in err, (code, err))
+        code, _, err = run("connect", "xrcp:/x", "--profile", "Alice Smith", data=data)
+        check("a --profile of two words: exit 2 naming it", code == 2 and "Alice Smith" in err, (code, err))
+        env = {k: v for k, v in os.environ.items() if k != "USER"}
+        p = subprocess.run(["sh", "-c", f'exec "$0" find --data "$1" --profile "$(id -un)"', BINARY, data],
+                           env=env, capture_output=True, text=True, timeout=60)
+        check("the quick start's --profile \"$(id -un)\" with USER unset creates the profile (find: nothing paired)",
+              p.returncode == 1 and "simplex-host connect" in p.stderr, (p.returncode, p.stderr))
+        code, out, _ = run("status", "--json", data=data)
+        login = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+        check("the profile is named after the login", json.loads(out).get("profile") == login if code == 0 else False, out)
+        data = os.path.join(tmp, "host2")
         code, _, err = run("find", "--profile", "host", data=data)
         check("find with nothing paired: exit 1 with the hint", code == 1 and "simplex-host connect" in err, (code, err))
         code, _, err = run("connect", "xrcp:/not-a-link", data=data)
