@@ -325,8 +325,10 @@ def server_address(key_hash: bytes, host: str, port: int, password=None) -> str:
 # ---------------------------------------------------------------------------------------------------------------------
 # §2.2 certificates, TLS contexts, chain checks
 
-def make_chain(length=2, kind="ed25519"):
-    """[leaf, identity, ..., CA] as (certificate list, leaf private key); CAs carry basicConstraints CA:TRUE."""
+def make_chain(length=2, kind="ed25519", basic_constraints=True):
+    """[leaf, identity, ..., CA] as (certificate list, leaf private key); CAs carry basicConstraints CA:TRUE unless
+    told otherwise (the reference's generated certificates have no extensions, which its validation accepts for
+    the 2-chain, where the identity certificate is the trust anchor)."""
     if not 2 <= length <= 4:
         raise ValueError("a chain has 2 to 4 certificates")
     gen = ed25519.Ed25519PrivateKey.generate if kind == "ed25519" else ed448.Ed448PrivateKey.generate
@@ -342,7 +344,7 @@ def make_chain(length=2, kind="ed25519"):
                    .public_key(keys[i].public_key()).serial_number(i + 1)
                    .not_valid_before(now - datetime.timedelta(hours=1))
                    .not_valid_after(now + datetime.timedelta(days=3650)))
-        if i > 0:
+        if i > 0 and basic_constraints:
             builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         certs[i] = builder.sign(signer, None)
     return certs, keys[0]
@@ -369,7 +371,9 @@ def cert_key(cert):
 
 def check_server_chain(ders, key_hash: bytes):
     """§2.2 client checks: 2..4 certificates, identity fingerprint = address keyHash, then path validation with the
-    last certificate as the only trust anchor (signatures, issuer names, validity, CA basic constraints)."""
+    last certificate as the only trust anchor, as the reference's x509-validation does it with that certificate as
+    its store: a v3 leaf; each certificate signed by the next with matching names and valid now; intermediates (3-
+    and 4-chains) with basicConstraints CA; of the anchor only the key and name are used."""
     if not 2 <= len(ders) <= 4:
         raise SMPError("HANDSHAKE IDENTITY", f"chain of {len(ders)} certificates")
     if identity_fingerprint(ders) != key_hash:
@@ -379,10 +383,12 @@ def check_server_chain(ders, key_hash: bytes):
     except ValueError as e:
         raise SMPError("HANDSHAKE IDENTITY", f"certificate does not parse: {e}") from None
     now = datetime.datetime.now(datetime.timezone.utc)
-    for i, cert in enumerate(certs):
+    if certs[0].version != x509.Version.v3:
+        raise SMPError("HANDSHAKE IDENTITY", "leaf is not an X.509 v3 certificate")
+    for i, cert in enumerate(certs[:-1]):  # the last one is the trust anchor: only its key and name are used
         if not cert.not_valid_before_utc <= now <= cert.not_valid_after_utc:
             raise SMPError("HANDSHAKE IDENTITY", f"certificate {i} is not valid now")
-        if i > 0:
+        if i > 0:  # an intermediate (chains of 3 and 4) must be a CA
             try:
                 bc = cert.extensions.get_extension_for_class(x509.BasicConstraints).value
             except x509.ExtensionNotFound:
@@ -1283,10 +1289,18 @@ class SMPServer:
             conn.deferred = []
         for t in transmissions:
             with self.lock:
+                # the reference answers an unparsable transmission with an empty corrId, a wrong session id (v6)
+                # and a bad authorization size with the corrId, both without the entity
                 try:
                     tr = parse_client_transmission(conn.version, conn.session_id, t)
                 except SMPError as e:
-                    conn.push(getattr(e, "corr_id", b""), getattr(e, "entity", b""), b"ERR " + e.tag.encode())
+                    if e.tag == "SESSION":
+                        conn.push(e.corr_id, b"", b"ERR SESSION")
+                    else:
+                        conn.push(b"", b"", b"ERR BLOCK")
+                    continue
+                if tr["auth"] and len(tr["auth"]) not in (64, 80, 114):  # Ed25519, X25519 authenticator, Ed448
+                    conn.push(tr["corrId"], b"", b"ERR BLOCK")
                     continue
                 try:
                     resp = self._command(conn, tr)
@@ -1304,8 +1318,6 @@ class SMPServer:
         v = conn.version
         data, entity, auth = tr["command"], tr["entity"], tr["auth"]
         tag, _, rest = data.partition(b" ")
-        if auth and len(auth) not in (64, 114):
-            raise SMPError("BLOCK", "authorization size")  # §3.5: bad signature size
         if tr.get("service") is not None:
             raise SMPError("SERVICE", "service signatures are not served")
         p = Parser(rest)
@@ -1317,17 +1329,21 @@ class SMPServer:
             return b"PONG"
         if tag == b"NEW":
             return self._new(conn, v, tr, p)
-        if tag in (b"SEND", b"SKEY"):
+        # the command is parsed first (CMD SYNTAX), then its credentials are checked (reference checkCredentials:
+        # SEND needs an entity; every other queue command needs both a signature and an entity, else NO_AUTH)
+        if tag == b"SEND":
+            notification = p.bool()
+            while p.take(1) != b" ":  # future flags up to the space
+                pass
+            body = p.rest()
             if not entity:
                 raise SMPError("CMD NO_ENTITY")
-            if tag == b"SEND":
-                notification = p.bool()
-                while p.take(1) != b" ":
-                    pass
-                body = p.rest()
-                return self._send(conn, v, tr, notification, body)
+            return self._send(conn, v, tr, notification, body)
+        if tag == b"SKEY":
             kind, raw = parse_spki(p.len1())
             p.end()
+            if not auth or not entity:
+                raise SMPError("CMD NO_AUTH")
             q = self.senders.get(entity)
             if q is None or not auth or not verify(kind, raw, auth, tr["signed"]):
                 raise SMPError("AUTH")
@@ -1337,10 +1353,6 @@ class SMPServer:
         if tag in (b"SUB", b"KEY", b"GET", b"ACK", b"OFF", b"DEL"):
             if tag in (b"SUB", b"GET", b"OFF", b"DEL") and data != tag:
                 raise SMPError("CMD SYNTAX")
-            if not auth:
-                raise SMPError("CMD NO_AUTH")
-            if not entity:
-                raise SMPError("CMD NO_ENTITY")
             arg = None
             if tag == b"KEY":
                 arg = parse_spki(p.len1())
@@ -1348,6 +1360,8 @@ class SMPServer:
             elif tag == b"ACK":
                 arg = p.len1()
                 p.end()
+            if not auth or not entity:
+                raise SMPError("CMD NO_AUTH")
             q = self.queues.get(entity)
             if q is None or not any(verify(k, r, auth, tr["signed"]) for k, r in q.rcv_keys):
                 raise SMPError("AUTH")

@@ -265,6 +265,50 @@ def tv_signed_key_and_hellos():
     smp.check_server_chain([smp.cert_der(c) for c in c448], smp.identity_fingerprint([smp.cert_der(c) for c in c448]))
 
 
+def tv_chain_checks():
+    def ders(certs):
+        return [smp.cert_der(c) for c in certs]
+    for n in (2, 3, 4):
+        d = ders(smp.make_chain(n)[0])
+        eq(len(smp.check_server_chain(d, smp.identity_fingerprint(d))), n, f"chain of {n}")
+    d2 = ders(smp.make_chain(2, basic_constraints=False)[0])
+    smp.check_server_chain(d2, smp.identity_fingerprint(d2))  # the identity certificate is the anchor
+    d3 = ders(smp.make_chain(3, basic_constraints=False)[0])
+    e = raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(d3, smp.identity_fingerprint(d3)), "3-chain")
+    assert "basicConstraints" in e.detail, e.detail
+    d = ders(smp.make_chain(3)[0])
+    raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(d, hashlib.sha256(d[0]).digest()), "leaf hash")
+    raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(d[:1], smp.identity_fingerprint(d)), "1 cert")
+    raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(d + d[1:], smp.identity_fingerprint(d)), "5 certs")
+    swapped = [d[0], d[2], d[1]]
+    raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(swapped, smp.identity_fingerprint(swapped)), "order")
+    other = ders(smp.make_chain(2)[0])
+    mixed = [other[0], d2[1]]
+    raises("HANDSHAKE IDENTITY", lambda: smp.check_server_chain(mixed, smp.identity_fingerprint(mixed)), "signer")
+
+
+def e2e_bad_transmissions(s):
+    """Unparsable transmissions are answered ERR BLOCK with an empty corrId, a bad authorization size with the
+    corrId (reference tDecodeServer); the connection stays up."""
+    c = s.client()
+    try:
+        c.transport.send_block(smp.encode_batch([b"\x05ab"]))
+        r = c.next_event()
+        eq((r.tag, r["error"], r.corr_id, r.entity), ("ERR", "BLOCK", b"", b""), "unparsable transmission")
+        corr = secrets.token_bytes(24)
+        w = smp.queue.Queue()
+        c.pending[corr] = w
+        c.transport.send_block(smp.encode_batch([smp.len1(b"s" * 10) + b"0" + smp.len1(corr) + smp.len1(b"q" * 24) +
+                                                 b"SUB"]))
+        r = c.wait(w)
+        eq((r.tag, r["error"], r.entity), ("ERR", "BLOCK", b""), "10-byte signature")
+        c.transport.send_block(b"\x00")
+        eq(c.next_event()["error"], "BLOCK", "empty batch")
+        smp.expect(c.ping(), "PONG")
+    finally:
+        c.close()
+
+
 def tv_decoders_never_trap():
     """Truncations of every vector transmission give a typed SMPError, never another exception."""
     c = load("commands.json")
@@ -518,7 +562,10 @@ def e2e_errors(s):
         err(c.request(q.rcv_id, b"SUB"), "CMD NO_AUTH", "unsigned SUB")
         err(c.request(q.rcv_id, b"SUB", smp.SignKey()), "AUTH", "SUB with a wrong key")
         err(c.request(b"\x01" * 24, b"SUB", q.rcv_key), "AUTH", "unknown queue")
-        err(c.request(b"", b"SUB", q.rcv_key), "CMD NO_ENTITY", "no entity")
+        err(c.request(b"", b"SUB", q.rcv_key), "CMD NO_AUTH", "SUB without an entity (reference checkCredentials)")
+        err(c.request(b"", smp.cmd_key(b"SKEY", sk), sk), "CMD NO_AUTH", "SKEY without an entity")
+        err(c.request(b"", smp.cmd_send(b"x")), "CMD NO_ENTITY", "SEND without an entity")
+        err(c.request(q.snd_id, b"SEND T"), "CMD SYNTAX", "SEND without the space after the flags")
         err(c.request(b"", b"HELLO"), "CMD UNKNOWN", "unknown command")
         err(c.request(q.rcv_id, b"ACK", q.rcv_key), "CMD SYNTAX", "ACK without id")
         err(c.request(b"", b"PING", q.rcv_key), "CMD HAS_AUTH", "signed PING")
@@ -651,6 +698,7 @@ def main():
     check("vectors: commands (NEW v18/v15, SUB, SKEY, SEND, MSG encryption, QUOTA marker)", tv_commands)
     check("vectors: links (Int64, SystemTime, server address)", tv_links)
     check("signed DH key and server hello layouts (Ed25519, Ed448)", tv_signed_key_and_hellos)
+    check("server chain checks (2..4, fingerprint, order, signer, basicConstraints)", tv_chain_checks)
     check("decoders give typed errors on truncated input", tv_decoders_never_trap)
     check("CLI: server and client processes, full scenario", e2e_cli)
     check("TLS profile and session id", with_server(e2e_session_and_profile))
@@ -661,6 +709,7 @@ def main():
     check("quota, QUOTA marker, writing resumes", with_server(e2e_quota, quota=3))
     check("GET vs SUB", with_server(e2e_get_vs_sub))
     check("error codes", with_server(e2e_errors))
+    check("unparsable transmissions and bad authorization sizes", with_server(e2e_bad_transmissions))
     check("DELD to the subscriber", with_server(e2e_deld))
     check("versions 6..18", with_server(e2e_versions))
     check("Ed25519/Ed448 chains of 2..4", e2e_chains)
