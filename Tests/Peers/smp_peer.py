@@ -11,9 +11,11 @@ and `pynacl` are used; HSalsa20 and the ctypes hooks into the SSL_CTX come from 
         a chain of N = 2..4: [leaf, identity, ..., CA]); prints {"address": "smp://<fp>@127.0.0.1:<port>", ...}
         then one JSON line per connection ({"event": "connection", "alpn", "cipher", "tlsVersion", "sni",
         "sessionId", "version"}) and per closed connection ({"event": "closed", "reason"}). Runs until SIGTERM.
-    smp_peer.py client SMP_ADDR [basic|key|all] [--no-alpn] [--versions MIN-MAX]
-        runs a scenario (create a queue, secure it, send, receive, ack, delete, ...) and prints one JSON line per
-        step ({"step": .., "ok": bool, ...}); exit status 1 when a step fails.
+    smp_peer.py client SMP_ADDR [tls|basic|key|all] [--no-alpn] [--versions MIN-MAX]
+        runs a scenario and prints one JSON line per step ({"step": .., "ok": bool, ...}, then {"done": true,
+        "ok": bool}); exit status 1 when a step fails. tls: the server's TLS profile (suite, ALPN, session id, no
+        ALPN -> 6-6, AES-GCM refused); basic: NEW, SKEY on a second connection, SEND, MSG, ACK, PING, DEL, SEND ->
+        AUTH; key: NEW without subscription, KEY, SEND, GET, ACK, GET (empty), DEL; all (default): the three.
 
 Coverage: §1 encodings, §2.2 TLS profile (TLS 1.3, TLS_CHACHA20_POLY1305_SHA256 only, X25519/X448, Ed25519/Ed448,
 ALPN smp/1, no SNI), §2.3 session id, §2.4 hello blocks, §2.5 batches, §2.6 block encryption, §3 transmissions,
@@ -403,7 +405,8 @@ def check_server_chain(ders, key_hash: bytes):
     return certs
 
 
-def _tls_context(server: bool, alpn, chain=None, leaf_key=None):
+def _tls_context(server: bool, alpn, chain=None, leaf_key=None, suites="TLS_CHACHA20_POLY1305_SHA256",
+                 groups="X25519:X448"):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER if server else ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_3
     context.maximum_version = ssl.TLSVersion.TLSv1_3
@@ -426,9 +429,9 @@ def _tls_context(server: bool, alpn, chain=None, leaf_key=None):
                 os.unlink(os.path.join(tmp, name))
             os.rmdir(tmp)
     ctx = _xr._ssl_ctx_pointer(context, _xr.SSL_VERIFY_PEER | _xr.SSL_VERIFY_FAIL_IF_NO_PEER_CERT)
-    if _xr._libssl.SSL_CTX_set_ciphersuites(ctx, b"TLS_CHACHA20_POLY1305_SHA256") != 1:
+    if _xr._libssl.SSL_CTX_set_ciphersuites(ctx, suites.encode()) != 1:
         raise RuntimeError("SSL_CTX_set_ciphersuites failed")
-    if _xr._libssl.SSL_CTX_ctrl(ctx, _xr.SSL_CTRL_SET_GROUPS_LIST, 0, b"X25519:X448") != 1:
+    if _xr._libssl.SSL_CTX_ctrl(ctx, _xr.SSL_CTRL_SET_GROUPS_LIST, 0, groups.encode()) != 1:
         raise RuntimeError("setting groups failed")
     if _xr._libssl.SSL_CTX_ctrl(ctx, _xr.SSL_CTRL_SET_SIGALGS_LIST, 0, b"ed25519:ed448") != 1:
         raise RuntimeError("setting signature algorithms failed")
@@ -445,10 +448,11 @@ class TLSConn:
     concurrent SSL_read/SSL_write on one SSL object corrupt records (seen as bad_record_mac), so every call into the
     SSL object holds one lock. Offers the few socket methods the peer uses."""
 
-    def __init__(self, raw, context, server_side: bool):
+    def __init__(self, raw, context, server_side: bool, sni=None):
         self.raw = raw
         self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-        self.obj = context.wrap_bio(self.incoming, self.outgoing, server_side=server_side)  # no SNI (§2.1)
+        self.obj = context.wrap_bio(self.incoming, self.outgoing, server_side=server_side,
+                                    server_hostname=sni)  # SMP clients send no SNI (§2.1)
         self.ssl_lock = threading.Lock()
         self.send_lock = threading.Lock()
         self.read_lock = threading.Lock()
@@ -899,7 +903,8 @@ class RcvQueue:
 class SMPClient:
     """One connection to one SMP server: handshake, requests matched by corrId, events (empty corrId) queued."""
 
-    def __init__(self, address: str, alpn=(ALPN_SMP,), versions=CLIENT_VERSIONS, timeout=10.0, host=None):
+    def __init__(self, address: str, alpn=(ALPN_SMP,), versions=CLIENT_VERSIONS, timeout=10.0, host=None,
+                 suites="TLS_CHACHA20_POLY1305_SHA256", groups="X25519:X448"):
         self.address = parse_server_address(address)
         self.timeout = timeout
         self.pending = {}
@@ -911,7 +916,7 @@ class SMPClient:
         port = int(self.address["port"] or 5223)
         raw = socket.create_connection((host, port), timeout=timeout)
         try:
-            self.tls = TLSConn(raw, _tls_context(False, alpn), False)
+            self.tls = TLSConn(raw, _tls_context(False, alpn, suites=suites, groups=groups), False)
         except (ssl.SSLError, OSError) as e:
             raw.close()
             raise SMPError("TLS", str(e)) from None
@@ -1219,8 +1224,7 @@ class SMPServer:
             try:
                 tls = TLSConn(raw, self.context, True)
             except (ssl.SSLError, OSError) as e:
-                self.log({"event": "closed", "reason": f"TLS: {e}"})
-                raw.close()
+                reason = f"TLS: {e}"
                 return
             alpn = tls.selected_alpn_protocol()
             session_id = tls_unique(tls)
@@ -1236,10 +1240,10 @@ class SMPServer:
             info = {"event": "connection", "alpn": alpn, "cipher": tls.cipher()[0], "tlsVersion": tls.version(),
                     "sni": self.sni.name,
                     "sessionId": session_id.hex(), "version": v, "clientDhKey": hello["dhKey"] is not None}
+            if hello["keyHash"] != self.key_hash:  # checked before the version, as the reference does
+                raise SMPError("HANDSHAKE IDENTITY", "client hello keyHash is not this server's")
             if not vrange[0] <= v <= vrange[1]:
                 raise SMPError("VERSION", f"client chose {v}, server offers {vrange}")
-            if hello["keyHash"] != self.key_hash:
-                raise SMPError("HANDSHAKE IDENTITY", "client hello keyHash is not this server's")
             if hello["service"] is not None:
                 raise SMPError("HANDSHAKE BAD_SERVICE", "client services are not served")
             if v >= 11 and hello["dhKey"] is not None and not hello["proxy"]:
@@ -1692,8 +1696,61 @@ class Scenario:
         c.close()
 
 
+    def tls(self):
+        """The server's TLS profile as Python's ssl sees it (§2.1-2.4): TLS 1.3 with ChaCha20-Poly1305, ALPN smp/1
+        selected, a chain of 2..4, the session id in the hello = tls-unique; no ALPN -> versions 6-6 only; a
+        client offering only AES-GCM is refused. Offering only P-256 is reported (the profile names X25519/X448)."""
+        def profile():
+            c = SMPClient(self.address, self.alpn, self.versions)
+            try:
+                info = c.tls_info
+                want = {"tlsVersion": "TLSv1.3", "cipher": "TLS_CHACHA20_POLY1305_SHA256", "alpn": ALPN_SMP}
+                for k, v in want.items():
+                    if info[k] != v:
+                        raise SMPError("TLS", f"{k} is {info[k]}, expected {v}")
+                expect(c.ping(), "PONG")
+                return info
+            finally:
+                c.close()
+
+        def no_alpn():
+            c = SMPClient(self.address, (), (6, 18))
+            c.close()
+            if c.server_versions != (6, 6):
+                raise SMPError("VERSION", f"without ALPN the server offers {c.server_versions}, expected 6-6")
+            return {"serverVersions": list(c.server_versions)}
+
+        def refused(**kw):
+            def go():
+                try:
+                    c = SMPClient(self.address, self.alpn, self.versions, **kw)
+                except SMPError as e:
+                    if e.tag == "TLS":
+                        return {"refused": True, "detail": e.detail}
+                    raise
+                c.close()
+                raise SMPError("TLS", f"the server accepted {kw}")
+            return go
+
+        def p256():
+            try:
+                refused(groups="P-256")()
+                return {"refused": True}
+            except SMPError as e:
+                if e.detail.startswith("the server accepted"):
+                    return {"refused": False}
+                raise
+
+        self.step("TLS profile", profile)
+        self.step("no ALPN: versions 6-6", no_alpn)
+        self.step("AES-GCM only: refused", refused(suites="TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384"))
+        self.step("P-256 only (reported)", p256)
+
+
 def run_client(args):
     sc = Scenario(args.address, () if args.no_alpn else (ALPN_SMP,), parse_range(args.versions))
+    if args.scenario in ("tls", "all"):
+        sc.tls()
     if args.scenario in ("basic", "all"):
         sc.basic()
     if args.scenario in ("key", "all"):
@@ -1716,7 +1773,7 @@ def main(argv=None):
     s.add_argument("--versions", default=f"{SERVER_VERSIONS[0]}-{SERVER_VERSIONS[1]}")
     c = sub.add_parser("client")
     c.add_argument("address")
-    c.add_argument("scenario", nargs="?", default="all", choices=["basic", "key", "all"])
+    c.add_argument("scenario", nargs="?", default="all", choices=["tls", "basic", "key", "all"])
     c.add_argument("--no-alpn", action="store_true")
     c.add_argument("--versions", default=f"{CLIENT_VERSIONS[0]}-{CLIENT_VERSIONS[1]}")
     args = p.parse_args(argv)

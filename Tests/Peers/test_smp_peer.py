@@ -397,14 +397,17 @@ def e2e_cli():
         lines = [json.loads(line) for line in out.stdout.splitlines()]
         eq(out.returncode, 0, f"client exit status, output {out.stdout} {out.stderr}")
         steps = [line["step"] for line in lines if "step" in line]
-        for want in ("create queue", "secure queue (SKEY)", "send", "receive", "ack", "delete queue",
-                     "secure queue (KEY)", "get"):
+        for want in ("TLS profile", "no ALPN: versions 6-6", "AES-GCM only: refused", "create queue",
+                     "secure queue (SKEY)", "send", "receive", "ack", "delete queue", "secure queue (KEY)", "get"):
             assert want in steps, want
         assert all(line["ok"] for line in lines), lines
         conn = next(line for line in lines if line.get("step") == "connect recipient")
         eq((conn["tlsVersion"], conn["cipher"], conn["alpn"], conn["version"], conn["blockEncryption"]),
            ("TLSv1.3", "TLS_CHACHA20_POLY1305_SHA256", "smp/1", 18, True), "client view of the profile")
-        srv_conn = json.loads(srv.stdout.readline())
+        p256 = next(line for line in lines if line.get("step") == "P-256 only (reported)")
+        eq(p256["refused"], True, "the Python server offers X25519/X448 only")
+        srv_conn = next(e for e in map(json.loads, iter(srv.stdout.readline, ""))
+                        if e.get("event") == "connection" and e.get("sessionId") == conn["sessionId"])
         eq((srv_conn["alpn"], srv_conn["cipher"], srv_conn["sni"], srv_conn["sessionId"], srv_conn["version"]),
            ("smp/1", "TLS_CHACHA20_POLY1305_SHA256", None, conn["sessionId"], 18), "server view of the profile")
     finally:
@@ -659,6 +662,17 @@ def e2e_refusals(s):
     t.send_block(smp.encode_client_hello(99, s.server.key_hash, None))
     raises("CLOSED", t.recv_block, "wrong-version hello closes")
     tls.close()
+    # the server's SNI report is real: a client that sends one is seen (SMP clients do not, §2.1)
+    raw = socket.create_connection(("127.0.0.1", s.server.port), timeout=10)
+    tls = smp.TLSConn(raw, smp._tls_context(False, (smp.ALPN_SMP,)), False, sni="smp.example")
+    t = smp.Transport(tls)
+    t.recv_block()
+    t.send_block(smp.encode_client_hello(18, s.server.key_hash, None))
+    t.send_block(smp.encode_batch([smp.encode_client_transmission(18, b"", b"c" * 24, b"", b"PING")]))
+    t.recv_block()
+    tls.close()
+    eq(s.connections()[-1]["sni"], "smp.example", "SNI seen by the server")
+    eq(s.connections()[-1]["blockEncryption"], False, "no client key, no block encryption")
     # garbage, truncated blocks: that connection closes, the others are served
     good = s.client()
     try:
