@@ -1102,25 +1102,31 @@ class ServerConn:
         self.subs = {}  # rcvId -> Sub
         self.outq = queue.Queue()
         self.alive = True
-        self.deferred = None  # events of the block being processed, sent after its responses
+        self.replies = None  # responses to the block being processed
+        self.deferred = None  # events caused by it, sent after its responses in the same write
 
     def push(self, corr_id: bytes, entity: bytes, response: bytes):
-        self.outq.put(encode_server_transmission(self.version, self.session_id, corr_id, entity, response))
+        t = encode_server_transmission(self.version, self.session_id, corr_id, entity, response)
+        if self.replies is not None:
+            self.replies.append(t)
+        else:
+            self.outq.put([t])
 
     def event(self, entity: bytes, response: bytes):
         """An event (empty corrId): after the current block's responses when it was caused by this connection's
         block, as the reference delivers from its own thread ([SOK, PONG, MSG] for SUB+PING, §9.5)."""
         if self.deferred is not None:
-            self.deferred.append((entity, response))
+            self.deferred.append(encode_server_transmission(self.version, self.session_id, b"", entity, response))
         else:
             self.push(b"", entity, response)
 
     def writer(self):
         while True:
-            items = [self.outq.get()]
-            if items[0] is None:
+            first = self.outq.get()
+            if first is None:
                 return
-            while True:
+            items = list(first)
+            while True:  # whatever else is waiting goes in the same blocks
                 try:
                     nxt = self.outq.get_nowait()
                 except queue.Empty:
@@ -1128,7 +1134,7 @@ class ServerConn:
                 if nxt is None:
                     self.outq.put(None)
                     break
-                items.append(nxt)
+                items.extend(nxt)
             try:
                 for content in pack_batches(items):
                     self.transport.send_block(content)
@@ -1289,10 +1295,9 @@ class SMPServer:
         except SMPError:
             conn.push(b"", b"", b"ERR BLOCK")
             return
-        with self.lock:
-            conn.deferred = []
-        for t in transmissions:
-            with self.lock:
+        with self.lock:  # a block is processed at once: END/DELD ticks and other connections come between blocks
+            conn.replies, conn.deferred = [], []
+            for t in transmissions:
                 # the reference answers an unparsable transmission with an empty corrId, a wrong session id (v6)
                 # and a bad authorization size with the corrId, both without the entity
                 try:
@@ -1312,10 +1317,10 @@ class SMPServer:
                     resp = b"ERR " + e.tag.encode()
                 if resp is not None:
                     conn.push(tr["corrId"], tr["entity"], resp)
-        with self.lock:
-            deferred, conn.deferred = conn.deferred, None
-        for entity, resp in deferred:
-            conn.push(b"", entity, resp)
+            out = conn.replies + conn.deferred
+            conn.replies = conn.deferred = None
+            if out:
+                conn.outq.put(out)
 
     # commands
     def _command(self, conn, tr):

@@ -10,6 +10,7 @@
    fingerprint, no ALPN, a wrong-version hello, garbage blocks).
 """
 import base64
+import ctypes
 import hashlib
 import importlib.util
 import json
@@ -433,6 +434,55 @@ def e2e_session_and_profile(s):
         c.close()
 
 
+def _finished_messages(conn, context):
+    """(own Finished, peer's Finished) of a TLSConn, read with SSL_get_finished / SSL_get_peer_finished. CPython's
+    _ssl socket object holds, after PyObject_HEAD, a weak reference to its socket and then its SSL pointer; that
+    the pointer's SSL_CTX is the context's proves it is the right one."""
+    lib = smp._xr._libssl
+    for f in (lib.SSL_get_finished, lib.SSL_get_peer_finished):
+        f.restype, f.argtypes = ctypes.c_size_t, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+    lib.SSL_get_SSL_CTX.restype, lib.SSL_get_SSL_CTX.argtypes = ctypes.c_void_p, [ctypes.c_void_p]
+    ssl_ptr = ctypes.c_void_p.from_address(id(conn.obj._sslobj) + object.__basicsize__ +
+                                           ctypes.sizeof(ctypes.c_void_p)).value
+    ctx_ptr = ctypes.c_void_p.from_address(id(context) + object.__basicsize__).value
+    if lib.SSL_get_SSL_CTX(ssl_ptr) != ctx_ptr:
+        raise AssertionError("could not locate the SSL object")
+    out = []
+    for f in (lib.SSL_get_finished, lib.SSL_get_peer_finished):
+        buf = ctypes.create_string_buffer(64)
+        n = f(ssl_ptr, buf, 64)
+        out.append(buf.raw[:n])
+    return out
+
+
+def e2e_tls_unique_is_client_finished():
+    """§2.3 under TLS 1.3 in this Python/OpenSSL: get_channel_binding("tls-unique") is the client's Finished on both
+    sides (the client's own, the server's peer Finished) and differs from the server's Finished."""
+    srv = smp.SMPServer(end_interval=0)  # its context and listener only; no accept loop
+    try:
+        got = {}
+
+        def accept():
+            raw, _ = srv.listener.accept()
+            conn = smp.TLSConn(raw, srv.context, True)
+            got["server"] = (_finished_messages(conn, srv.context), smp.tls_unique(conn))
+            conn.close()
+        t = threading.Thread(target=accept)
+        t.start()
+        context = smp._tls_context(False, (smp.ALPN_SMP,))
+        client = smp.TLSConn(socket.create_connection(("127.0.0.1", srv.port), timeout=10), context, False)
+        t.join(10)
+        (c_own, c_peer), c_unique = _finished_messages(client, context), smp.tls_unique(client)
+        client.close()
+        (s_own, s_peer), s_unique = got["server"]
+        eq((len(c_own), len(s_own)), (32, 32), "verify_data lengths")
+        eq((c_unique, s_unique, s_peer), (c_own, c_own, c_own), "tls-unique = client Finished on both sides")
+        eq(c_peer, s_own, "the server's Finished")
+        assert s_own != c_own, "client and server Finished differ"
+    finally:
+        srv.stop()
+
+
 def e2e_end_to_replaced_subscriber(s):
     a, b = s.client(), s.client()
     try:
@@ -454,13 +504,17 @@ def e2e_end_to_replaced_subscriber(s):
 
 
 def e2e_delayed_end(s):
+    """ENDs wait for the next tick of --end-interval and go out together (reference pendingENDInterval)."""
     a, b = s.client(), s.client()
     try:
-        q = a.create_queue(subscribe=True)
+        q1, q2 = a.create_queue(subscribe=True), a.create_queue(subscribe=True)
         t0 = time.time()
-        smp.expect(b.sub(q), "SOK")
-        smp.expect(a.next_event(timeout=5), "END")
-        assert time.time() - t0 >= 0.25, "END is batched on the interval"
+        for w in b.send_transmissions([(q.rcv_id, b"SUB", q.rcv_key) for q in (q1, q2)]):
+            smp.expect(b.wait(w), "SOK")
+        ends = {smp.expect(a.next_event(timeout=5), "END").entity for _ in range(2)}
+        eq(ends, {q1.rcv_id, q2.rcv_id}, "END for both queues")
+        eq(a.blocks[-1], ["END", "END"], "one block")
+        assert time.time() - t0 < 0.3 + 2, "END within the interval"
     finally:
         a.close()
         b.close()
@@ -716,6 +770,7 @@ def main():
     check("decoders give typed errors on truncated input", tv_decoders_never_trap)
     check("CLI: server and client processes, full scenario", e2e_cli)
     check("TLS profile and session id", with_server(e2e_session_and_profile))
+    check("tls-unique is the client Finished (TLS 1.3)", e2e_tls_unique_is_client_finished)
     check("END to the replaced subscriber, re-delivery on a repeated SUB", with_server(e2e_end_to_replaced_subscriber))
     check("END batched on --end-interval", with_server(e2e_delayed_end, end_interval=0.3))
     check("one message in flight until ACK", with_server(e2e_one_in_flight))
