@@ -3,7 +3,8 @@
 alone, for checking simplex-host's SMP client and test server against something that shares no code with them.
 
 Only the Python 3.11 standard library (`ssl`, i.e. CPython's OpenSSL binding) and the pinned packages `cryptography`
-and `pynacl` are used; HSalsa20 and the ctypes hooks into the SSL_CTX come from the XRCP peer beside it.
+and `pynacl` are used; HSalsa20 and the ctypes hooks into the SSL_CTX come from the XRCP peer beside it (which
+also imports the pinned `h2`).
 
     smp_peer.py server [--port P] [--ed448] [--chain N] [--quota Q] [--end-interval S] [--password PW]
                        [--versions MIN-MAX]
@@ -46,7 +47,7 @@ import nacl.bindings
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ed448, ed25519, x448, x25519
+from cryptography.hazmat.primitives.asymmetric import ed448, ed25519, x25519
 from cryptography.x509.oid import NameOID
 
 sys.dont_write_bytecode = True
@@ -962,17 +963,16 @@ class SMPClient:
     def _read_loop(self):
         try:
             while True:
-                batch = parse_batch(self.transport.recv_block())
-                tags = []
-                for t in batch:
+                responses = []
+                for t in parse_batch(self.transport.recv_block()):
                     tr = parse_server_transmission(self.version, self.session_id, t)
-                    resp = parse_response(self.version, tr["response"], tr["corrId"], tr["entity"])
-                    tags.append(resp.tag)
-                    with self.lock:
-                        waiter = self.pending.pop(tr["corrId"], None) if tr["corrId"] else None
-                    (waiter or self.events).put(resp)
-                self.blocks.append(tags)
+                    responses.append(parse_response(self.version, tr["response"], tr["corrId"], tr["entity"]))
+                self.blocks.append([r.tag for r in responses])  # before any waiter wakes
                 del self.blocks[:-64]
+                for resp in responses:
+                    with self.lock:
+                        waiter = self.pending.pop(resp.corr_id, None) if resp.corr_id else None
+                    (waiter or self.events).put(resp)
         except (SMPError, OSError, ssl.SSLError) as e:
             err = e if isinstance(e, SMPError) else SMPError("CLOSED", str(e))
             with self.lock:
