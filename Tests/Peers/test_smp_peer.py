@@ -114,6 +114,9 @@ class CaptureSocket:
 def tv_transport():
     t = load("transport.json")
     sess = H(t["session_id"])
+    for side in ("server", "client"):
+        priv = smp.x25519.X25519PrivateKey.from_private_bytes(H(t[f"{side}_x25519_priv"]))
+        eq(smp.public_raw(priv.public_key()).hex(), t[f"{side}_x25519_pub"], f"{side} hello key")
     eq(smp.x25519_dh(H(t["client_x25519_priv"]), H(t["server_x25519_pub"])).hex(), t["dh"], "client DH")
     eq(smp.x25519_dh(H(t["server_x25519_priv"]), H(t["client_x25519_pub"])).hex(), t["dh"], "server DH")
     ck1, ck2 = smp.sb_chain_init(sess, H(t["dh"]))
@@ -203,6 +206,8 @@ def tv_commands():
     pu = smp.parse_client_transmission(18, sess, H(e["unsigned"]))
     eq((pu["auth"], pu["service"], pu["command"]), (b"", None, send), "unsigned SEND has no service slot")
     m = c["MSG_server_to_recipient"]
+    srv_priv = smp.x25519.X25519PrivateKey.from_private_bytes(H(m["server_queue_x25519_priv"]))
+    eq(smp.public_raw(srv_priv.public_key()).hex(), m["server_queue_x25519_pub"], "server queue key")
     secret = smp.x25519_dh(H(c["recipient_x25519_priv"]), H(m["server_queue_x25519_pub"]))
     eq(secret.hex(), m["rcvDhSecret"], "rcvDhSecret (recipient side)")
     eq(smp.x25519_dh(H(m["server_queue_x25519_priv"]), rdh_pub).hex(), m["rcvDhSecret"], "rcvDhSecret (server side)")
