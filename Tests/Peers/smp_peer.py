@@ -7,11 +7,13 @@ and `pynacl` are used; HSalsa20 and the ctypes hooks into the SSL_CTX come from 
 also imports the pinned `h2`).
 
     smp_peer.py server [--port P] [--ed448] [--chain N] [--quota Q] [--end-interval S] [--password PW]
-                       [--versions MIN-MAX]
+                       [--versions MIN-MAX] [--quiet]
         listens on 127.0.0.1 (port 0 or absent: kernel-chosen), certificates generated at start (Ed25519 or Ed448,
         a chain of N = 2..4: [leaf, identity, ..., CA]); prints {"address": "smp://<fp>@127.0.0.1:<port>", ...}
         then one JSON line per connection ({"event": "connection", "alpn", "cipher", "tlsVersion", "sni",
-        "sessionId", "version"}) and per closed connection ({"event": "closed", "reason"}). Runs until SIGTERM.
+        "sessionId", "version", "blockEncryption"}) and per closed connection ({"event": "closed", "reason"}),
+        unless --quiet. END/DELD go out every --end-interval seconds (default 15, as the reference; 0: at once).
+        Runs until SIGTERM.
     smp_peer.py client SMP_ADDR [tls|basic|key|all] [--no-alpn] [--versions MIN-MAX]
         runs a scenario and prints one JSON line per step ({"step": .., "ok": bool, ...}, then {"done": true,
         "ok": bool}); exit status 1 when a step fails. tls: the server's TLS profile (suite, ALPN, session id, no
@@ -1566,7 +1568,7 @@ def parse_range(text):
 
 def run_server(args):
     server = SMPServer(args.port, "ed448" if args.ed448 else "ed25519", args.chain, args.quota, args.end_interval,
-                       args.password, parse_range(args.versions), log=emit)
+                       args.password, parse_range(args.versions), log=None if args.quiet else emit)
     emit({"address": server.address, "port": server.port, "fingerprint": b64u(server.key_hash),
           "chainLength": len(server.chain_ders), "certificateKey": server.leaf.kind,
           "versions": list(server.versions)})
@@ -1776,6 +1778,8 @@ def main(argv=None):
                    help="seconds between batches of END/DELD (0: at once)")
     s.add_argument("--password", help="basic auth required for NEW")
     s.add_argument("--versions", default=f"{SERVER_VERSIONS[0]}-{SERVER_VERSIONS[1]}")
+    s.add_argument("--quiet", action="store_true",
+                   help="print only the address line (otherwise read stdout: a full pipe would stall the server)")
     c = sub.add_parser("client")
     c.add_argument("address")
     c.add_argument("scenario", nargs="?", default="all", choices=["tls", "basic", "key", "all"])

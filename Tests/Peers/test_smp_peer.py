@@ -420,6 +420,24 @@ def e2e_cli():
         srv.terminate()
         srv.wait(timeout=10)
     eq(srv.returncode, 0, "server exit on SIGTERM")
+    srv = subprocess.Popen([sys.executable, os.path.join(HERE, "smp_peer.py"), "server", "--ed448", "--chain", "4",
+                            "--quiet"], stdout=subprocess.PIPE, text=True)
+    try:
+        first = json.loads(srv.stdout.readline())
+        eq((first["certificateKey"], first["chainLength"]), ("ed448", 4), "Ed448 chain of 4")
+        out = subprocess.run([sys.executable, os.path.join(HERE, "smp_peer.py"), "client", first["address"], "key"],
+                             capture_output=True, text=True, timeout=60)
+        eq(out.returncode, 0, f"client exit status, output {out.stdout} {out.stderr}")
+        bad = subprocess.run([sys.executable, os.path.join(HERE, "smp_peer.py"), "client",
+                              smp.server_address(b"\x01" * 32, "127.0.0.1", first["port"]), "key"],
+                             capture_output=True, text=True, timeout=60)
+        eq(bad.returncode, 1, "a wrong fingerprint fails the scenario")
+        line = json.loads(bad.stdout.splitlines()[0])
+        eq((line["step"], line["ok"], line["error"]), ("connect", False, "HANDSHAKE IDENTITY"), "failed step")
+    finally:
+        srv.terminate()
+        rest = srv.communicate(timeout=10)[0]
+    eq(rest, "", "--quiet prints only the address")
 
 
 def e2e_session_and_profile(s):
