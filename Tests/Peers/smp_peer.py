@@ -14,11 +14,13 @@ also imports the pinned `h2`).
         "sessionId", "version", "blockEncryption"}) and per closed connection ({"event": "closed", "reason"}),
         unless --quiet. END/DELD go out every --end-interval seconds (default 15, as the reference; 0: at once).
         Runs until SIGTERM.
-    smp_peer.py client SMP_ADDR [tls|basic|key|all] [--no-alpn] [--versions MIN-MAX]
+    smp_peer.py client SMP_ADDR [tls|basic|key|all|bad] [--no-alpn] [--versions MIN-MAX]
         runs a scenario and prints one JSON line per step ({"step": .., "ok": bool, ...}, then {"done": true,
         "ok": bool}); exit status 1 when a step fails. tls: the server's TLS profile (suite, ALPN, session id, no
         ALPN -> 6-6, AES-GCM refused); basic: NEW, SKEY on a second connection, SEND, MSG, ACK, PING, DEL, SEND ->
-        AUTH; key: NEW without subscription, KEY, SEND, GET, ACK, GET (empty), DEL; all (default): the three.
+        AUTH; key: NEW without subscription, KEY, SEND, GET, ACK, GET (empty), DEL; all (default): the three;
+        bad: unknown command, unparsable transmission, garbage and truncated blocks, a wrong-version hello, and
+        the server still serving a new connection.
 
 Coverage: §1 encodings, §2.2 TLS profile (TLS 1.3, TLS_CHACHA20_POLY1305_SHA256 only, X25519/X448, Ed25519/Ed448,
 ALPN smp/1, no SNI), §2.3 session id, §2.4 hello blocks, §2.5 batches, §2.6 block encryption, §3 transmissions,
@@ -1754,6 +1756,75 @@ class Scenario:
         self.step("P-256 only (reported)", p256)
 
 
+    def bad(self):
+        """Bad input a server must survive (issue: typed error, connection closed, other clients served): an
+        unknown command and an unparsable transmission (ERR, connection kept), a garbage block and a truncated
+        block (connection closed), a wrong-version hello (closed); then a fresh connection still gets PONG."""
+        addr = parse_server_address(self.address)
+        host, port = addr["hosts"][0], int(addr["port"] or 5223)
+
+        def unknown():
+            c = SMPClient(self.address, self.alpn, self.versions)
+            try:
+                r = c.request(b"", b"HELLO")
+                if (r.tag, r.fields.get("error")) != ("ERR", "CMD UNKNOWN"):
+                    raise SMPError("UNEXPECTED", f"{r}")
+                c.transport.send_block(encode_batch([b"\x05ab"]))
+                r = c.next_event()
+                if (r.tag, r.fields.get("error")) != ("ERR", "BLOCK"):
+                    raise SMPError("UNEXPECTED", f"{r}")
+                expect(c.ping(), "PONG")
+            finally:
+                c.close()
+
+        def closes(junk, half_close=False):
+            def go():
+                c = SMPClient(self.address, self.alpn, self.versions)
+                try:
+                    with c.transport.lock:
+                        c.tls.sendall(junk)
+                    if half_close:
+                        c.tls.shutdown(socket.SHUT_WR)
+                    try:
+                        e = c.next_event(timeout=10)
+                        raise SMPError("UNEXPECTED", f"{e} instead of the connection closing")
+                    except SMPError as x:
+                        if x.tag != "CLOSED":
+                            raise
+                finally:
+                    c.close()
+            return go
+
+        def wrong_version():
+            raw = socket.create_connection((host, port), timeout=10)
+            tls = TLSConn(raw, _tls_context(False, self.alpn), False)
+            try:
+                t = Transport(tls)
+                hello = parse_server_hello(t.recv_block())
+                t.send_block(encode_client_hello(hello["versions"][1] + 100, addr["keyHash"], x25519_keypair()[1]))
+                try:
+                    t.recv_block()
+                    raise SMPError("UNEXPECTED", "the server answered a hello with an unsupported version")
+                except SMPError as x:
+                    if x.tag != "CLOSED":
+                        raise
+            finally:
+                tls.close()
+
+        def still_serving():
+            c = SMPClient(self.address, self.alpn, self.versions)
+            try:
+                expect(c.ping(), "PONG")
+            finally:
+                c.close()
+
+        self.step("unknown command and unparsable transmission", unknown)
+        self.step("garbage block closes", closes(secrets.token_bytes(BLOCK_SIZE)))
+        self.step("truncated block closes", closes(b"\x01" * 100, half_close=True))
+        self.step("wrong-version hello closes", wrong_version)
+        self.step("still serving", still_serving)
+
+
 def run_client(args):
     sc = Scenario(args.address, () if args.no_alpn else (ALPN_SMP,), parse_range(args.versions))
     if args.scenario in ("tls", "all"):
@@ -1762,6 +1833,8 @@ def run_client(args):
         sc.basic()
     if args.scenario in ("key", "all"):
         sc.key()
+    if args.scenario == "bad":
+        sc.bad()
     emit({"done": True, "ok": not sc.failed})
     return 1 if sc.failed else 0
 
@@ -1782,7 +1855,7 @@ def main(argv=None):
                    help="print only the address line (otherwise read stdout: a full pipe would stall the server)")
     c = sub.add_parser("client")
     c.add_argument("address")
-    c.add_argument("scenario", nargs="?", default="all", choices=["tls", "basic", "key", "all"])
+    c.add_argument("scenario", nargs="?", default="all", choices=["tls", "basic", "key", "all", "bad"])
     c.add_argument("--no-alpn", action="store_true")
     c.add_argument("--versions", default=f"{CLIENT_VERSIONS[0]}-{CLIENT_VERSIONS[1]}")
     args = p.parse_args(argv)

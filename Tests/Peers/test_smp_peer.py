@@ -428,6 +428,10 @@ def e2e_cli():
         out = subprocess.run([sys.executable, os.path.join(HERE, "smp_peer.py"), "client", first["address"], "key"],
                              capture_output=True, text=True, timeout=60)
         eq(out.returncode, 0, f"client exit status, output {out.stdout} {out.stderr}")
+        out = subprocess.run([sys.executable, os.path.join(HERE, "smp_peer.py"), "client", first["address"], "bad"],
+                             capture_output=True, text=True, timeout=90)
+        eq(out.returncode, 0, f"bad-input scenario, output {out.stdout} {out.stderr}")
+        eq(len([line for line in out.stdout.splitlines() if '"ok": true' in line]), 6, "five steps and done")
         bad = subprocess.run([sys.executable, os.path.join(HERE, "smp_peer.py"), "client",
                               smp.server_address(b"\x01" * 32, "127.0.0.1", first["port"]), "key"],
                              capture_output=True, text=True, timeout=60)
