@@ -15,7 +15,7 @@ extension ChatController {
         try checkValidName(profile.displayName)
         let incognito = a.incognito ? DisplayName.random(configuration.randomBytes) : nil
         // A member id is 12 random bytes, as the core's `createNewGroup` makes it.
-        let memberId = Base64.encode(configuration.randomBytes(12))
+        let memberId = MemberId(random: configuration.randomBytes(12))
         let info = try store.write { () throws(ChatError) in
             try groupStore.createGroup(user: user, profile: profile, incognito: incognito, memberId: memberId, at: now)
         }

@@ -128,8 +128,8 @@ public struct CIMeta: Hashable, Sendable, JSONWritable {
     public var itemTs: UTCTime
     public var itemText: String
     public var itemStatus: CIStatus
-    /// The id the item has on the network (base64url of 12 random bytes): group items have one, notes do not.
-    public var itemSharedMsgId: String?
+    /// The id the item has on the network: group items have one, notes do not.
+    public var itemSharedMsgId: SharedMsgId?
     public var itemForwarded: CIForwardedFrom?
     public var itemDeleted: CIDeleted?
     public var itemEdited: Bool
@@ -186,7 +186,7 @@ public struct CIQuote: Hashable, Sendable, JSONWritable {
     public var chatDir: CIDirection?
     /// The quoted item, while it is still in the chat.
     public var itemId: Int64?
-    public var sharedMsgId: String?
+    public var sharedMsgId: SharedMsgId?
     public var sentAt: UTCTime
     public var content: MsgContent
 
@@ -272,8 +272,7 @@ public struct CIFile: Hashable, Sendable, JSONWritable {
     public var fileSource: CryptoFile?
     /// The CIFileStatus tag; local files are `sndStored`.
     public var fileStatus: String
-    /// `SMP`, `XFTP` or `LOCAL`.
-    public var fileProtocol: String
+    public var fileProtocol: FileProtocol
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
@@ -282,9 +281,20 @@ public struct CIFile: Hashable, Sendable, JSONWritable {
         w.field("fileSize", fileSize)
         w.field("fileSource", fileSource?.json)
         w.field("fileStatus", JSONValue.tagged(fileStatus))
-        w.field("fileProtocol", fileProtocol)
+        w.field("fileProtocol", fileProtocol.rawValue)
         w.endObject()
     }
+}
+
+/// FileProtocol (chat-api.md §7.25). The official encoder writes lower-case tags (`textEncode`), while the generated
+/// types list `SMP`, `XFTP`, `LOCAL`; the apps decode the lower-case ones only.
+public enum FileProtocol: String, Hashable, Sendable, CaseIterable {
+    case smp
+    case xftp
+    case local
+
+    /// The store's spelling, the upper-case one (`files.protocol`).
+    init?(storeTag: String) { self.init(rawValue: storeTag.lowercased()) }
 }
 
 /// AChatItem (chat-api.md §7.18): an item with its chat.

@@ -134,7 +134,7 @@ public struct GroupMember: Hashable, Sendable, JSONWritable {
     public var groupMemberId: Int64
     public var groupId: Int64
     public var indexInGroup: Int64
-    public var memberId: String
+    public var memberId: MemberId
     public var memberRole: GroupMemberRole
     public var memberCategory: GroupMemberCategory
     public var memberStatus: GroupMemberStatus

@@ -31,7 +31,7 @@ public struct User: Hashable, Sendable, JSONWritable {
     public func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("userId", userId)
-        w.field("agentUserId", agentUserId)
+        w.field("agentUserId", AgentUserId(agentUserId))
         w.field("userContactId", userContactId)
         w.field("localDisplayName", localDisplayName)
         w.field("profile", profile)

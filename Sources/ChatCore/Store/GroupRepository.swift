@@ -188,7 +188,7 @@ struct GroupRepository {
     /// Creates a group with the user as its only member, the owner and creator (the core's `createNewGroup`); with an
     /// incognito profile, the membership shows that profile instead of the user's. Call inside `write`.
     func createGroup(
-        user: User, profile: GroupProfile, incognito: Profile?, memberId: String, at ts: UTCTime
+        user: User, profile: GroupProfile, incognito: Profile?, memberId: MemberId, at ts: UTCTime
     ) throws(ChatError) -> GroupInfo {
         let time = SQLValue.text(ts.iso8601)
         let userId = SQLValue.integer(user.userId)
@@ -228,7 +228,7 @@ struct GroupRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .integer(groupId), userId, .integer(index), .text(memberId), .text(GroupMemberRole.owner.rawValue),
+                .integer(groupId), userId, .integer(index), .text(memberId.storeText), .text(GroupMemberRole.owner.rawValue),
                 .text(GroupMemberCategory.user.rawValue), .text(GroupMemberStatus.creator.rawValue), .text(memberName),
                 .integer(user.userContactId), .integer(user.profile.profileId), incognitoProfileId,
                 .integer(range.minVersion), .integer(range.maxVersion), time, time,
@@ -508,7 +508,8 @@ struct GroupRepository {
             default: .unknown
             }
         return GroupMember(
-            groupMemberId: id, groupId: groupId, indexInGroup: index, memberId: memberId, memberRole: role,
+            groupMemberId: id, groupId: groupId, indexInGroup: index, memberId: MemberId(bytes: Array(memberId.utf8)),
+            memberRole: role,
             memberCategory: category, memberStatus: status, showMessages: row[7].integer == 1,
             blockedByAdmin: row[8].integer == 1, invitedBy: by, invitedByGroupMemberId: row[11].integer,
             localDisplayName: ldn, memberProfile: LocalProfile(profileId: profileId, profile: profile, localAlias: alias),
@@ -534,7 +535,7 @@ extension GroupRepository {
             for n in 1...max(1, count) {
                 let ts = start.adding(seconds: Int64(n - 1) * spacing)
                 // A member id unique in its group, 12 bytes as the core makes it; the number keeps the fill repeatable.
-                let memberId = Base64.encode(Array("member \(n)".utf8.prefix(12)))
+                let memberId = MemberId(random: Array("member \(n)".utf8.prefix(12)))
                 let info = try createGroup(
                     user: user, profile: GroupProfile(displayName: "group \(n)"), incognito: nil, memberId: memberId, at: ts)
                 guard itemsEvery > 0, n % itemsEvery == 0 else { continue }
