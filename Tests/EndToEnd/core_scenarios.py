@@ -55,6 +55,11 @@ class Core:
         line = self.lines.get(timeout=timeout)
         message = json.loads(line)
         resp = message.get("resp")
+        # Record order, as the official core writes it: the envelope's corrId first, the response's `type` first.
+        if "corrId" in message and next(iter(message)) != "corrId":
+            self.type_errors.append(f"envelope keys out of order: {line[:120]}")
+        if isinstance(resp, dict) and next(iter(resp), None) != "type":
+            self.type_errors.append(f"response not `type` first: {line[:120]}")
         for problem in self.schema.check_message(resp):
             self.type_errors.append(f"{(resp or {}).get('type')}: {problem}")
         return message
