@@ -62,4 +62,20 @@ final class OfficialEncoderTests: XCTestCase {
         }
         XCTAssertThrowsError(try MemberId(json: .integer(1))) { XCTAssertEqual($0 as? EncodedRandomIdError, .notAString) }
     }
+
+    /// `ChatItemVersion` (Messages.hs) has `formattedText = parseMaybeMarkdownList $ msgContentText mc`, left out when
+    /// the text has no markdown.
+    func testItemVersionsCarryTheMarkdownOfTheirText() {
+        let t = UTCTime(seconds: 1_748_770_212)
+        let marked = ChatItemVersion(chatItemVersionId: 2, msgContent: .text("hi *you*"), itemVersionTs: t, createdAt: t)
+        XCTAssertEqual(
+            marked.json.rendered,
+            #"{"chatItemVersionId":2,"msgContent":{"type":"text","text":"hi *you*"},"formattedText":[{"text":"hi "},{"format":{"type":"bold"},"text":"you"}],"itemVersionTs":"2025-06-01T09:30:12Z","createdAt":"2025-06-01T09:30:12Z"}"#
+        )
+        let plain = ChatItemVersion(chatItemVersionId: 1, msgContent: .text("hi"), itemVersionTs: t, createdAt: t)
+        XCTAssertEqual(
+            plain.json.rendered,
+            #"{"chatItemVersionId":1,"msgContent":{"type":"text","text":"hi"},"itemVersionTs":"2025-06-01T09:30:12Z","createdAt":"2025-06-01T09:30:12Z"}"#
+        )
+    }
 }

@@ -329,7 +329,8 @@ public struct ChatItemDeletion: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue { .record(["deletedChatItem": deletedChatItem.json, "toChatItem": toChatItem?.json]) }
 }
 
-/// ChatItemVersion (chat-api.md §7.26): an item's content before and after each edit.
+/// ChatItemVersion (chat-api.md §7.26): an item's content before and after each edit, with the markdown of its text
+/// (`formattedText = parseMaybeMarkdownList $ msgContentText mc`, absent for text without markdown).
 public struct ChatItemVersion: Hashable, Sendable, JSONEncodable {
     public var chatItemVersionId: Int64
     public var msgContent: MsgContent
@@ -339,7 +340,8 @@ public struct ChatItemVersion: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue {
         .record([
             "chatItemVersionId": .integer(chatItemVersionId), "msgContent": msgContent.json,
-            "itemVersionTs": itemVersionTs.json, "createdAt": createdAt.json,
+            "formattedText": msgContent.markdown.formattedText, "itemVersionTs": itemVersionTs.json,
+            "createdAt": createdAt.json,
         ])
     }
 }

@@ -1,4 +1,4 @@
-public import SimplexEncoding
+internal import SimplexEncoding
 
 /// A hidden user's password hash (`UserPwdHash`): base64url of SHA-512(password ‖ salt), and the salt.
 public struct UserPasswordHash: Hashable, Sendable {
@@ -25,8 +25,7 @@ public struct User: Hashable, Sendable, JSONWritable {
     public var userMemberProfileUpdatedAt: UTCTime?
     public var userChatRelay: Bool
     public var clientService: Bool
-    /// UIThemeEntityOverrides, opaque to the core.
-    public var uiThemes: CanonicalJSON?
+    public var uiThemes: UIThemeEntityOverrides?
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
@@ -46,7 +45,7 @@ public struct User: Hashable, Sendable, JSONWritable {
         w.field("userMemberProfileUpdatedAt", userMemberProfileUpdatedAt)
         w.field("userChatRelay", userChatRelay)
         w.field("clientService", clientService)
-        w.field("uiThemes", uiThemes.map(JSONValue.init))
+        w.field("uiThemes", uiThemes?.json)
         w.endObject()
     }
 }

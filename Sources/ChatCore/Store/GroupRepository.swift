@@ -330,10 +330,10 @@ struct GroupRepository {
             "UPDATE groups SET chat_item_ttl = ? WHERE group_id = ?", [seconds.map(SQLValue.integer) ?? .null, .integer(groupId)])
     }
 
-    func setUIThemes(_ themes: CanonicalJSON?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
+    func setUIThemes(_ themes: UIThemeEntityOverrides?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
         try run(
             "UPDATE groups SET ui_themes = ?, updated_at = ? WHERE group_id = ?",
-            [.maybe(themes?.rendered), .text(ts.iso8601), .integer(groupId)])
+            [.maybe(themes?.json.rendered), .text(ts.iso8601), .integer(groupId)])
     }
 
     func setCustomData(_ data: CanonicalJSON?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
@@ -468,7 +468,7 @@ struct GroupRepository {
             chatSettings: ChatSettings(
                 enableNtfs: ntfs, sendRcpts: row[4].integer.map { $0 == 1 }, favorite: row[5].integer == 1),
             createdAt: created, updatedAt: updated, chatTs: times.parse(row[11]), userMemberProfileSentAt: times.parse(row[12]),
-            chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: try Self.json(row[8]),
+            chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: row[8].text.map(UIThemeEntityOverrides.init(stored:)),
             customData: try Self.json(row[9]), currentMembers: current, membersRequireAttention: 0,
             unreadChat: row[6].integer == 1)
     }
