@@ -225,6 +225,7 @@ def groups_and_tags(core):
     s.step("/_get chats 1 pcc=on", "apiChats",
            ("group listed", lambda r: any(c["chatInfo"]["type"] == "group" for c in r["chats"])))
     s.step('/_create tag {"emoji":"🏠","text":"Family"}', "chatTags")
+    s.step('/_create tag {"text":"Family"}', "chatCmdError:errorStore:dBException")
     tags = s.step("/_get tags 1", "chatTags", ("one tag", lambda r: len(r["userTags"]) == 1))
     tag = tags["userTags"][0]["chatTagId"]
     s.step(f"/_tags #{gid} {tag}", "tagsUpdated")

@@ -388,7 +388,7 @@ struct GroupRepository {
 
     /// A new tag goes last.
     func createChatTag(_ data: ChatTagData, userId: Int64) throws(ChatError) {
-        try run(
+        try runTagWrite(
             """
             INSERT INTO chat_tags (user_id, chat_tag_text, chat_tag_emoji, tag_order)
             VALUES (?1, ?2, ?3, COALESCE((SELECT max(tag_order) + 1 FROM chat_tags WHERE user_id = ?1), 1))
@@ -396,9 +396,19 @@ struct GroupRepository {
     }
 
     func updateChatTag(_ tagId: Int64, _ data: ChatTagData, userId: Int64) throws(ChatError) {
-        try run(
+        try runTagWrite(
             "UPDATE chat_tags SET chat_tag_text = ?, chat_tag_emoji = ? WHERE user_id = ? AND chat_tag_id = ?",
             [.text(data.text), .maybe(data.emoji), .integer(userId), .integer(tagId)])
+    }
+
+    /// A name or emoji the user's tags have already is refused by the store's unique index; the core answers it with
+    /// the exception as its SQLite binding shows it (`SEDBException $ show e`, direct-sqlite's `Show SQLError`).
+    private func runTagWrite(_ sql: String, _ values: [SQLValue]) throws(ChatError) {
+        do { _ = try db.run(sql, values) } catch {
+            guard error.isConstraint else { throw .database(error) }
+            throw .errorStore(
+                .dBException("SQLite3 returned ErrorConstraint while attempting to perform step: \(error.message)"))
+        }
     }
 
     func deleteChatTag(_ tagId: Int64, userId: Int64) throws(ChatError) {
