@@ -78,4 +78,19 @@ final class OfficialEncoderTests: XCTestCase {
             #"{"chatItemVersionId":1,"msgContent":{"type":"text","text":"hi"},"itemVersionTs":"2025-06-01T09:30:12Z","createdAt":"2025-06-01T09:30:12Z"}"#
         )
     }
+
+    /// `CIQuote` (Messages.hs) has the quoted text's markdown as `formattedText`, left out for plain text.
+    func testQuotesCarryTheMarkdownOfTheQuotedText() {
+        let t = UTCTime(seconds: 1_748_770_212)
+        let quote = CIQuote(
+            chatDir: nil, itemId: 1, sharedMsgId: SharedMsgId(bytes: Array("0B5CLrOIlU7dK6ic".utf8)), sentAt: t,
+            content: .text("hi *you*"))
+        XCTAssertEqual(
+            String(decoding: quote.jsonBytes, as: UTF8.self),
+            #"{"itemId":1,"sharedMsgId":"MEI1Q0xyT0lsVTdkSzZpYw==","sentAt":"2025-06-01T09:30:12Z","content":{"type":"text","text":"hi *you*"},"formattedText":[{"text":"hi "},{"format":{"type":"bold"},"text":"you"}]}"#
+        )
+        var plain = quote
+        plain.content = .text("hi")
+        XCTAssertFalse(String(decoding: plain.jsonBytes, as: UTF8.self).contains("formattedText"))
+    }
 }

@@ -198,6 +198,8 @@ public struct CIQuote: Hashable, Sendable, JSONWritable {
         w.field("sentAt", sentAt)
         w.key("content")
         content.write(to: &w)
+        // The quoted text's markdown, as the core reads a quote back (`formattedText` of `msgContentText content`).
+        w.field("formattedText", content.markdown.formattedText)
         w.endObject()
     }
 }
