@@ -79,7 +79,8 @@ final class OfficialEncoderTests: XCTestCase {
         )
     }
 
-    /// `CIQuote` (Messages.hs) has the quoted text's markdown as `formattedText`, left out for plain text.
+    /// `CIQuote` (Messages.hs) has the quoted text's markdown as `formattedText`, left out for plain text; an unknown
+    /// sender is `"chatDir":null` (`CIQDirection`'s encoder).
     func testQuotesCarryTheMarkdownOfTheQuotedText() {
         let t = UTCTime(seconds: 1_748_770_212)
         let quote = CIQuote(
@@ -87,7 +88,7 @@ final class OfficialEncoderTests: XCTestCase {
             content: .text("hi *you*"))
         XCTAssertEqual(
             String(decoding: quote.jsonBytes, as: UTF8.self),
-            #"{"itemId":1,"sharedMsgId":"MEI1Q0xyT0lsVTdkSzZpYw==","sentAt":"2025-06-01T09:30:12Z","content":{"type":"text","text":"hi *you*"},"formattedText":[{"text":"hi "},{"format":{"type":"bold"},"text":"you"}]}"#
+            #"{"chatDir":null,"itemId":1,"sharedMsgId":"MEI1Q0xyT0lsVTdkSzZpYw==","sentAt":"2025-06-01T09:30:12Z","content":{"type":"text","text":"hi *you*"},"formattedText":[{"text":"hi "},{"format":{"type":"bold"},"text":"you"}]}"#
         )
         var plain = quote
         plain.content = .text("hi")

@@ -182,7 +182,8 @@ public struct CIDeleted: Hashable, Sendable, JSONEncodable {
 
 /// CIQuote (chat-api.md §7.19): what a reply quotes, as it was when the reply was sent.
 public struct CIQuote: Hashable, Sendable, JSONWritable {
-    /// Absent when the sender is unknown; the user's own items in a group are `groupSnd`.
+    /// Nil when the sender is unknown, written `null` (`CIQDirection`'s own encoder renders `CIQGroupRcv Nothing` as
+    /// `null`, and the field is not a `Maybe`, so it is not left out); the user's own items in a group are `groupSnd`.
     public var chatDir: CIDirection?
     /// The quoted item, while it is still in the chat.
     public var itemId: Int64?
@@ -192,7 +193,8 @@ public struct CIQuote: Hashable, Sendable, JSONWritable {
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.field("chatDir", chatDir)
+        w.key("chatDir")
+        if let chatDir { chatDir.write(to: &w) } else { w.null() }
         w.field("itemId", itemId)
         w.field("sharedMsgId", sharedMsgId)
         w.field("sentAt", sentAt)
