@@ -65,11 +65,17 @@ public final class ChatDatabases {
         }
     }
 
-    /// `/db test key`: whether `key` opens both files (nothing is created or migrated).
+    /// `/db test key`: whether `key` opens both files (nothing is created or migrated). The core only opens each
+    /// file under the key (`sqlCipherTestKey`): a key on a plaintext file, or none on an encrypted one, reads it as
+    /// not a database, `errorOpen` with `errorNotADatabase`, not `errorPlaintext` or `errorEncrypted`.
     public static func testKey(prefix: String, key: DatabaseKey?) throws(KeyError) {
         let files = Self.files(prefix: prefix)
         for file in [files.chat, files.agent] {
-            try checkCurrent(file, key: key)
+            switch SQLiteDatabase.storageState(ofFile: file) {
+            case .missing: throw .errorNoFile(dbFile: file)
+            case .plaintext where key != nil, .encrypted where key == nil: throw .errorOpen(.notADatabase)
+            case .encrypted, .plaintext, .unrecognized: break
+            }
             do { _ = try SQLiteDatabase(path: file, key: key) } catch { throw .errorOpen(error) }
         }
     }

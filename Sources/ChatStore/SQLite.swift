@@ -15,6 +15,9 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     public var isConstraint: Bool { code & 0xff == SQLITE_CONSTRAINT }
 
     public var description: String { "SQLite error \(code): \(message)" }
+
+    /// What SQLite answers reading a file under the wrong key, or under none (`SQLITE_NOTADB`).
+    static let notADatabase = SQLiteError(code: SQLITE_NOTADB, message: "file is not a database")
 }
 
 /// A value bound to or read from a statement.

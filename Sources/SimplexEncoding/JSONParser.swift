@@ -20,6 +20,49 @@ extension CanonicalJSON {
 
     public static func parse(_ text: String) throws(JSONParseError) -> CanonicalJSON { try parse(Array(text.utf8)) }
 
+    /// The members of the JSON object that fills `bytes` (but for whitespace), in the order written, each with the
+    /// byte range of its value: for passing a value's bytes on as they were written, key order included. The whole
+    /// text is checked as `parse` checks it.
+    public static func members(ofObject bytes: [UInt8], maxDepth: Int = 64) throws(JSONParseError) -> [(
+        key: String, value: Range<Int>
+    )] {
+        var p = JSONCursor(bytes: bytes, maxDepth: maxDepth)
+        p.skipWhitespace()
+        guard p.i < bytes.count, bytes[p.i] == UInt8(ascii: "{") else { throw p.fail("expected an object") }
+        p.i += 1
+        var members: [(key: String, value: Range<Int>)] = []
+        p.skipWhitespace()
+        if p.i < bytes.count, bytes[p.i] == UInt8(ascii: "}") {
+            p.i += 1
+        } else {
+            while true {
+                p.skipWhitespace()
+                guard p.i < bytes.count, bytes[p.i] == UInt8(ascii: "\"") else { throw p.fail("expected a string key") }
+                let key = try p.string()
+                p.skipWhitespace()
+                guard p.i < bytes.count, bytes[p.i] == UInt8(ascii: ":") else { throw p.fail("expected ':'") }
+                p.i += 1
+                p.skipWhitespace()
+                let start = p.i
+                _ = try p.value(depth: 1)
+                members.append((key, start..<p.i))
+                p.skipWhitespace()
+                guard p.i < bytes.count else { throw p.fail("unexpected end of object") }
+                if bytes[p.i] == UInt8(ascii: ",") {
+                    p.i += 1
+                } else if bytes[p.i] == UInt8(ascii: "}") {
+                    p.i += 1
+                    break
+                } else {
+                    throw p.fail("expected ',' or '}'")
+                }
+            }
+        }
+        p.skipWhitespace()
+        guard p.i == bytes.count else { throw p.fail("unexpected text after the JSON value") }
+        return members
+    }
+
     /// The value of `key` when this is an object.
     public subscript(key: String) -> CanonicalJSON? {
         if case .object(let fields) = self { return fields[key] }

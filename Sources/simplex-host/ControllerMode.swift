@@ -73,7 +73,7 @@ enum ControllerMode {
         _ service: ControllerRemoteControl, _ options: ControllerOptions, events: AsyncStream<CanonicalJSON>
     ) async -> Int32 {
         let output = OutputLines()
-        let pump = Task { for await event in events { await output.write(message(event, corrId: nil)) } }
+        let pump = Task { for await event in events { await output.write(Array(message(event, corrId: nil).rendered.utf8)) } }
         for await line in inputLines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let (corrId, command) = Scripting.request(line)
             let envelope = await service.execute(command)
@@ -85,7 +85,7 @@ enum ControllerMode {
                 case .terminal, .text: break
                 }
             }
-            await output.write(message(envelope, corrId: corrId ?? ""))
+            await output.write(Array(message(envelope, corrId: corrId ?? "").rendered.utf8))
         }
         pump.cancel()
         return 0

@@ -35,7 +35,7 @@ enum ScriptingMode {
             let (corrId, command) = Scripting.request(line)
             let envelope = await runtime.router.executeLocal(command)
             let response = Scripting.response(envelope, corrId: corrId)
-            if let hint = Hints.forResponse(response) { Say.error(hint) }
+            if let hint = (try? CanonicalJSON.parse(response)).flatMap(Hints.forResponse) { Say.error(hint) }
             await output.write(response)
         }
         await runtime.shutdown()
@@ -45,38 +45,50 @@ enum ScriptingMode {
 
 /// Writes one JSON line at a time to standard output, flushed at once.
 actor OutputLines {
-    func write(_ json: CanonicalJSON) {
-        FileHandle.standardOutput.write(Data((json.rendered + "\n").utf8))
+    func write(_ line: [UInt8]) {
+        FileHandle.standardOutput.write(Data(line + [0x0a]))
     }
 }
 
-/// The terminal WebSocket API's message shapes (chat-api.md §1.5), from FFI envelopes.
+/// The terminal WebSocket API's message shapes (chat-api.md §1.5), from FFI envelopes. The core's JSON is passed on
+/// byte for byte, in the order the core wrote it (`type` first), as the official terminal server passes its
+/// encoder's output on; only the envelope around it is written here.
 enum Scripting {
-    /// `{"corrId": …, "resp": …}`; a failed command is a `chatCmdError` response.
-    static func response(_ envelope: [UInt8], corrId: String?) -> CanonicalJSON {
-        var fields: [String: CanonicalJSON] = ["resp": resp(envelope, errorTag: "chatCmdError")]
-        if let corrId { fields["corrId"] = .string(corrId) }
-        return .object(fields)
+    /// `{"corrId": …, "resp": …}`, `corrId` first as the official envelope has it; a failed command is a
+    /// `chatCmdError` response.
+    static func response(_ envelope: [UInt8], corrId: String?) -> [UInt8] {
+        var out = Array("{".utf8)
+        if let corrId {
+            out += Array(#""corrId":"#.utf8)
+            CanonicalJSON.appendQuoted(corrId, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out += Array(#""resp":"#.utf8) + resp(envelope, errorTag: "chatCmdError") + [UInt8(ascii: "}")]
+        return out
     }
 
     /// Events carry no corrId; asynchronous errors are `chatError` responses.
-    static func event(_ envelope: [UInt8]) -> CanonicalJSON { .object(["resp": resp(envelope, errorTag: "chatError")]) }
+    static func event(_ envelope: [UInt8]) -> [UInt8] {
+        Array(#"{"resp":"#.utf8) + resp(envelope, errorTag: "chatError") + [UInt8(ascii: "}")]
+    }
 
-    static func event(_ json: CanonicalJSON) -> CanonicalJSON { .object(["resp": json]) }
+    /// What remote control reports, a value it built rather than bytes a core wrote.
+    static func event(_ json: CanonicalJSON) -> [UInt8] { Array(CanonicalJSON.object(["resp": json]).rendered.utf8) }
 
-    private static func resp(_ envelope: [UInt8], errorTag: String) -> CanonicalJSON {
-        guard let json = try? CanonicalJSON.parse(envelope) else {
-            return .object([
-                "type": .string(errorTag),
-                "chatError": .object([
-                    "type": .string("error"),
-                    "errorType": .object(["type": .string("internalError"), "message": .string("the core returned invalid JSON")]
-                    ),
-                ]),
-            ])
+    private static func resp(_ envelope: [UInt8], errorTag: String) -> [UInt8] {
+        let members = (try? CanonicalJSON.members(ofObject: envelope)) ?? []
+        if let result = members.first(where: { $0.key == "result" }) { return Array(envelope[result.value]) }
+        if let error = members.first(where: { $0.key == "error" }) {
+            var out = Array(#"{"type":"#.utf8)
+            CanonicalJSON.appendQuoted(errorTag, to: &out)
+            return out + Array(#","chatError":"#.utf8) + envelope[error.value] + [UInt8(ascii: "}")]
         }
-        if let result = json["result"] { return result }
-        return .object(["type": .string(errorTag), "chatError": json["error"] ?? .null])
+        var out = Array(#"{"type":"#.utf8)
+        CanonicalJSON.appendQuoted(errorTag, to: &out)
+        return out
+            + Array(
+                #","chatError":{"type":"error","errorType":{"type":"internalError","message":"the core returned invalid JSON"}}}"#
+                    .utf8)
     }
 
     /// A line of input: JSON `{"corrId","cmd"}` or a plain command.

@@ -23,6 +23,25 @@ final class ChatTagTests: XCTestCase {
         await h.chatError(#"/_create tag {"emoji":"🏠"}"#, "commandError")
     }
 
+    /// A name or emoji the user's tags have is refused by the store's unique indexes, answered as the core answers
+    /// the SQLite exception (`SEDBException`, direct-sqlite's `show`); tags without emoji do not clash.
+    func testDuplicateNamesAndEmojiAreRefused() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        await h.result(#"/_create tag {"emoji":"💼","text":"Work"}"#, "chatTags")
+        await h.result(#"/_create tag {"text":"Family"}"#, "chatTags")
+        await h.result(#"/_create tag {"text":"Friends"}"#, "chatTags")
+        let failed =
+            #"{"error":{"type":"errorStore","storeError":{"type":"dBException","message":"SQLite3 returned ErrorConstraint while attempting to perform step: UNIQUE constraint failed: "#
+        await h.expect(#"/_create tag {"text":"Work"}"#, failed + #"chat_tags.user_id, chat_tags.chat_tag_text"}}}"#)
+        await h.expect(
+            #"/_create tag {"emoji":"💼","text":"Office"}"#, failed + #"chat_tags.user_id, chat_tags.chat_tag_emoji"}}}"#)
+        await h.expect(#"/_update tag 2 {"text":"Friends"}"#, failed + #"chat_tags.user_id, chat_tags.chat_tag_text"}}}"#)
+        let tags = await h.result("/_get tags 1", "chatTags")
+        XCTAssertEqual(
+            tags["userTags"]?.arrayValue?.compactMap { $0["chatTagText"]?.stringValue }, ["Work", "Family", "Friends"])
+    }
+
     func testPreconditions() async throws {
         let h = try EngineHarness()
         await h.chatError(#"/_create tag {"text":"Work"}"#, "noActiveUser")

@@ -24,7 +24,9 @@ final class GroupCommandTests: XCTestCase {
         let text = await h.text(#"/_group 1 incognito=off {"displayName":"team","fullName":"Team chat"}"#)
         let envelope = try CanonicalJSON.parse(text)
         let memberId = try XCTUnwrap(envelope["result"]?["groupInfo"]?["membership"]?["memberId"]?.stringValue)
-        XCTAssertEqual(try Base64.decode(memberId).count, 12)
+        // The base64 text of 12 random bytes, base64url-encoded again (`MemberId`'s `strToJSON`).
+        XCTAssertEqual(memberId.count, 24)
+        XCTAssertEqual(try Base64.decode(String(decoding: Base64.decode(memberId), as: UTF8.self), alphabet: .standard).count, 12)
         let t = Self.time
         let membership =
             #"{"groupMemberId":1,"groupId":1,"indexInGroup":0,"memberId":"\#(memberId)","memberRole":"owner","memberCategory":"user","memberStatus":"creator","memberSettings":{"showMessages":true},"blockedByAdmin":false,"invitedBy":{"type":"user"},"localDisplayName":"alice","memberProfile":{"profileId":1,"displayName":"alice","fullName":"","localAlias":""},"memberContactId":1,"memberContactProfileId":1,"memberChatVRange":{"minVersion":1,"maxVersion":16},"createdAt":\#(t),"updatedAt":\#(t)}"#

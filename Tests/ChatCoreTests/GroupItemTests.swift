@@ -42,7 +42,9 @@ final class GroupItemTests: XCTestCase {
 
     private func shared(_ r: CanonicalJSON, _ n: Int = 0) throws -> String {
         let id = try XCTUnwrap(r["chatItems"]?.arrayValue?[n]["chatItem"]?["meta"]?["itemSharedMsgId"]?.stringValue)
-        XCTAssertEqual(try Base64.decode(id).count, 12)
+        // The base64 text of 12 random bytes, base64url-encoded again (`SharedMsgId`'s `strToJSON`).
+        XCTAssertEqual(id.count, 24)
+        XCTAssertEqual(try Base64.decode(String(decoding: Base64.decode(id), as: UTF8.self), alphabet: .standard).count, 12)
         return id
     }
 
@@ -143,7 +145,7 @@ final class GroupItemTests: XCTestCase {
         let sent = await h.text(#"/_send #2 json [{"fileSource":{"filePath":"a.txt"},"msgContent":{"type":"file","text":""}}]"#)
         XCTAssertTrue(
             sent.contains(
-                #""file":{"fileId":1,"fileName":"a.txt","fileSize":5,"fileSource":{"filePath":"a.txt"},"fileStatus":{"type":"sndStored"},"fileProtocol":"LOCAL"}"#
+                #""file":{"fileId":1,"fileName":"a.txt","fileSize":5,"fileSource":{"filePath":"a.txt"},"fileStatus":{"type":"sndStored"},"fileProtocol":"local"}"#
             ), sent)
         await h.chatError(
             #"/_send #2 json [{"fileSource":{"filePath":"missing.txt"},"msgContent":{"type":"file","text":""}}]"#,

@@ -109,24 +109,53 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(rb["chatItemTTL"]?.integerValue, 0)
     }
 
+    /// The core's `defaultAppSettings` (AppSettings.hs) in the record's order, between the app platform and the end.
+    static func coreDefaults(
+        networkConfig: String = NetworkConfigTests.defaults, colorScheme: String = #""SYSTEM""#, oneHandUI: Bool = true
+    ) -> String {
+        #""networkConfig":\#(networkConfig),"privacyEncryptLocalFiles":true,"privacyAskToApproveRelays":true,"privacyAcceptImages":true,"privacyLinkPreviews":true,"privacyShowChatPreviews":true,"privacySaveLastDraft":true,"privacyProtectScreen":false,"privacyMediaBlurRadius":0,"notificationMode":"instant","notificationPreviewMode":"message","webrtcPolicyRelay":true,"webrtcICEServers":[],"confirmRemoteSessions":false,"connectRemoteViaMulticast":true,"connectRemoteViaMulticastAuto":true,"developerTools":false,"confirmDBUpgrades":false,"androidCallOnLockScreen":"show","iosCallKitEnabled":true,"iosCallKitCallsInRecents":false,"uiProfileImageCornerRadius":22.5,"uiChatItemRoundness":0.75,"uiChatItemTail":true,"uiColorScheme":\#(colorScheme),"uiDarkColorScheme":"SIMPLEX","oneHandUI":\#(oneHandUI),"chatBottomBar":true"#
+    }
+
     func testAppSettingsRoundTripOverPlatformDefaults() async throws {
         let h = try EngineHarness()
-        await h.expect("/_get app settings", #"{"result":{"type":"appSettings","appSettings":{}}}"#)
+        // Nothing stored, no platform defaults: every setting with the core's default.
+        await h.expect(
+            "/_get app settings", #"{"result":{"type":"appSettings","appSettings":{"# + Self.coreDefaults() + "}}}")
         await h.result(
             #"/_save app settings {"uiColorScheme":"dark","appPlatform":"desktop","notAKnownKey":1,"networkConfig":{"b":1,"a":2}}"#,
             "cmdOk")
+        // Stored over the platform's over the core's.
         await h.expect(
-            #"/_get app settings {"appPlatform":"android","oneHandUI":true}"#,
-            #"{"result":{"type":"appSettings","appSettings":{"appPlatform":"desktop","networkConfig":{"a":2,"b":1},"uiColorScheme":"dark","oneHandUI":true}}}"#
-        )
+            #"/_get app settings {"appPlatform":"android","oneHandUI":false}"#,
+            #"{"result":{"type":"appSettings","appSettings":{"appPlatform":"desktop","#
+                + Self.coreDefaults(networkConfig: #"{"a":2,"b":1}"#, colorScheme: #""dark""#, oneHandUI: false) + "}}}")
     }
 
     func testUserThemesAreKeptWithTheUser() async throws {
         let h = try EngineHarness()
         let alice = await h.startWithUser()
-        await h.expect(#"/_set theme user \#(alice) {"light":{"mode":"light","colors":{}}}"#, #"{"result":{"type":"cmdOk"}}"#)
-        let u = await h.result("/u", "activeUser")
-        XCTAssertEqual(u["user"]?["uiThemes"]?.rendered, #"{"light":{"colors":{},"mode":"light"}}"#)
+        // The answer carries the user as read before the change, as the core's `ok user'` does.
+        await h.expect(
+            #"/_set theme user \#(alice) {"light":{"mode":"light","colors":{}}}"#,
+            #"{"result":{"type":"cmdOk","user_":"# + UserCommandTests.alice + "}}")
+        let first = await h.text("/u")
+        XCTAssertTrue(first.contains(#","uiThemes":{"light":{"mode":"light","colors":{}}}}"#), first)
+        // Kept as the core's typed decoder reads it and written in its record order: a null wallpaper, unknown keys
+        // and colour names dropped, a Double written as aeson writes one.
+        await h.result(
+            ##"/_set theme user \##(alice) {"dark":{"mode":"dark","wallpaper":null,"colors":{"accent":"#ff0000ff","sunset":"#00000000","title":"#00FF00FF"}},"light":{"colors":{},"mode":"light","wallpaper":{"scale":1,"preset":"cats","extra":1}}}"##,
+            "cmdOk")
+        let second = await h.text("/u")
+        XCTAssertTrue(
+            second.contains(
+                ##","uiThemes":{"light":{"mode":"light","wallpaper":{"preset":"cats","scale":1.0},"colors":{}},"dark":{"mode":"dark","colors":{"accent":"#ff0000ff","title":"#00FF00FF"}}}}"##
+            ), second)
+        for bad in [
+            ##"{"light":{"mode":"light","colors":{"accent":"red"}}}"##, ##"{"light":{"mode":"sepia","colors":{}}}"##,
+            ##"{"light":{"mode":"light"}}"##, ##"{"dark":{"mode":"dark","colors":{},"wallpaper":{"scaleType":"zoom"}}}"##,
+        ] {
+            await h.chatError("/_set theme user \(alice) " + bad, "commandError")
+        }
         await h.result("/_set theme user \(alice)", "cmdOk")
         let cleared = await h.result("/u", "activeUser")
         XCTAssertNil(cleared["user"]?["uiThemes"])

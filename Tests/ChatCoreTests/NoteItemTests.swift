@@ -156,7 +156,7 @@ final class NoteItemTests: XCTestCase {
         try Data("hello".utf8).write(to: files.appendingPathComponent("a.txt"))
         let r = await h.text(#"/_create *1 json [{"fileSource":{"filePath":"a.txt"},"msgContent":{"type":"file","text":""}}]"#)
         let file =
-            #"{"fileId":1,"fileName":"a.txt","fileSize":5,"fileSource":{"filePath":"a.txt"},"fileStatus":{"type":"sndStored"},"fileProtocol":"LOCAL"}"#
+            #"{"fileId":1,"fileName":"a.txt","fileSize":5,"fileSource":{"filePath":"a.txt"},"fileStatus":{"type":"sndStored"},"fileProtocol":"local"}"#
         XCTAssertEqual(
             r,
             #"{"result":{"type":"newChatItems","user":"# + UserCommandTests.alice + #","chatItems":[{"chatInfo":"# + Self.folder
@@ -476,7 +476,7 @@ final class NoteItemTests: XCTestCase {
         // A forwarded image is renamed as the apps name images; other files keep their name, made free.
         XCTAssertEqual(
             items[1]["chatItem"]?["file"]?.rendered,
-            #"{"fileId":4,"fileName":"IMG_20250601_093012.jpg","fileProtocol":"LOCAL","fileSize":5,"fileSource":{"filePath":"IMG_20250601_093012.jpg"},"fileStatus":{"type":"sndStored"}}"#
+            #"{"fileId":4,"fileName":"IMG_20250601_093012.jpg","fileProtocol":"local","fileSize":5,"fileSource":{"filePath":"IMG_20250601_093012.jpg"},"fileStatus":{"type":"sndStored"}}"#
         )
         XCTAssertEqual(items[2]["chatItem"]?["file"]?["fileName"]?.stringValue, "doc_1.tar.gz")
         XCTAssertTrue(FileManager.default.fileExists(atPath: files.appendingPathComponent("IMG_20250601_093012.jpg").path))

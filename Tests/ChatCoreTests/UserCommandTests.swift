@@ -8,7 +8,7 @@ final class UserCommandTests: XCTestCase {
     /// The exact JSON of a first user named alice, as the core writes it (§7.4: field names, omitted optionals,
     /// FullPreferences with the core's defaults).
     static let alice =
-        #"{"userId":1,"agentUserId":1,"userContactId":1,"localDisplayName":"alice","profile":{"profileId":1,"displayName":"alice","fullName":"","localAlias":""},"fullPreferences":{"timedMessages":{"allow":"yes"},"fullDelete":{"allow":"no"},"reactions":{"allow":"yes"},"voice":{"allow":"yes"},"files":{"allow":"always"},"calls":{"allow":"yes"},"sessions":{"allow":"no"},"commands":[]},"activeUser":true,"activeOrder":1,"showNtfs":true,"sendRcptsContacts":true,"sendRcptsSmallGroups":true,"autoAcceptMemberContacts":false,"userChatRelay":false,"clientService":false}"#
+        #"{"userId":1,"agentUserId":"1","userContactId":1,"localDisplayName":"alice","profile":{"profileId":1,"displayName":"alice","fullName":"","localAlias":""},"fullPreferences":{"timedMessages":{"allow":"yes"},"fullDelete":{"allow":"no"},"reactions":{"allow":"yes"},"voice":{"allow":"yes"},"files":{"allow":"always"},"calls":{"allow":"yes"},"sessions":{"allow":"no"},"commands":[]},"activeUser":true,"activeOrder":1,"showNtfs":true,"sendRcptsContacts":true,"sendRcptsSmallGroups":true,"autoAcceptMemberContacts":false,"userChatRelay":false,"clientService":false}"#
 
     func testNoActiveUserBeforeAUserExists() async throws {
         let h = try EngineHarness()
@@ -80,7 +80,7 @@ final class UserCommandTests: XCTestCase {
         let r = await h.result("/_user \(alice)", "activeUser")
         XCTAssertEqual(r["user"]?["userId"]?.integerValue, alice)
         XCTAssertEqual(r["user"]?["activeOrder"]?.integerValue, 3)
-        XCTAssertEqual(r["user"]?["agentUserId"]?.integerValue, 1)
+        XCTAssertEqual(r["user"]?["agentUserId"]?.stringValue, "1")
         await h.chatError("/_user 99", "userUnknown")
         let users = await h.result("/users", "usersList")
         let active = users["users"]?.arrayValue?.compactMap { u -> Int64? in

@@ -105,9 +105,19 @@ final class StorageEncryptionTests: XCTestCase {
         XCTAssertEqual(DatabaseKey("secret").map { "\($0)" }, "DatabaseKey(redacted)")
     }
 
+    private func assertNotADatabase(_ error: (any Error)?, line: UInt = #line) {
+        guard case .errorOpen(let e)? = error as? ChatDatabases.KeyError else {
+            return XCTFail("\(String(describing: error))", line: line)
+        }
+        XCTAssertTrue(e.isNotADatabase, "\(e)", line: line)
+    }
+
     func testAddChangeAndRemoveTheKey() throws {
         let files = ChatDatabases.files(prefix: prefix)
         try writeNotes(try ChatDatabases(prefix: prefix, confirmation: .yesUp).chat, count: 50)
+        // Testing a key on plaintext files reads them as not a database, as the core's `sqlCipherTestKey` does.
+        assertNotADatabase(thrown { try ChatDatabases.testKey(prefix: prefix, key: try key("a")) })
+        XCTAssertNoThrow(try ChatDatabases.testKey(prefix: prefix, key: nil))
 
         // Add a key to a plaintext store.
         XCTAssertEqual(
@@ -119,6 +129,7 @@ final class StorageEncryptionTests: XCTestCase {
         XCTAssertEqual(try filesHoldingMarker(), [])
         XCTAssertEqual(try noteCount(try ChatDatabases(prefix: prefix, key: try key("a"), confirmation: .yesUp).chat), 50)
         XCTAssertNoThrow(try ChatDatabases.testKey(prefix: prefix, key: try key("a")))
+        assertNotADatabase(thrown { try ChatDatabases.testKey(prefix: prefix, key: nil) })
 
         // Change it: the old key is refused, the new one opens the data.
         XCTAssertEqual(

@@ -4,7 +4,9 @@ pinned in Tests/EndToEnd/requirements.txt): `types/_types.py`, `_responses.py` a
 The package's sources are read with `ast`, not imported, so the check needs none of its native parts. A value
 validates when every required key is present with the right JSON type, optional keys are absent or well typed,
 tagged unions carry a known tag, and there is no key the types do not know, except the newer keys and union members
-chat-api.md documents (`NEWER_KEYS`, `NEWER_MEMBERS`).
+chat-api.md documents (`NEWER_KEYS`, `NEWER_MEMBERS`). Where the package's types are wrong — they come from the
+Haskell type definitions, while the official core writes what its encoders write — `type_corrections.py` overrides
+them, each entry with the encoder that proves it.
 
 Responses and events the package does not list (it covers what bots use) are checked field by field: a field whose
 name has one type across all the package's responses and events (`user` is a User, `groupInfo` a GroupInfo, …) is
@@ -16,6 +18,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import pathlib
+
+from type_corrections import CORRECTIONS
 
 # Keys chat-api.md documents that the 7.0.2 types predate: (type name, key) → the spec's words.
 NEWER_KEYS: dict[tuple[str, str], str] = {}
@@ -125,10 +129,27 @@ class Schema:
             types.aliases.update(newer.aliases)
             for member in members:
                 types.aliases[union] = ast.BinOp(left=types.aliases[union], op=ast.BitOr(), right=ast.Name(member))
+        self._correct(types)
         self.responses = self._tags("responses", "ChatResponse")
         self.events = self._tags("events", "ChatEvent")
         self.field_types = self._field_types()
         self.unchecked: dict[str, set[str]] = {}
+
+    @staticmethod
+    def _correct(types: Module) -> None:
+        """Applies `type_corrections.CORRECTIONS`; an entry that no longer matches the package fails loudly."""
+        for entry in CORRECTIONS:
+            annotation = ast.parse(str(entry["annotation"]), mode="eval").body
+            if "alias" in entry:
+                name = str(entry["alias"])
+                if name not in types.aliases:
+                    raise SystemExit(f"type correction for unknown alias {name}")
+                types.aliases[name] = annotation
+            else:
+                cls_name, key = entry["field"]
+                if key not in types.classes.get(cls_name, {}):
+                    raise SystemExit(f"type correction for unknown field {cls_name}.{key}")
+                types.classes[cls_name][key] = (annotation, types.classes[cls_name][key][1])
 
     @classmethod
     def installed(cls) -> "Schema":

@@ -8,6 +8,8 @@ usage: core_scenarios.py PATH/TO/simplex-host
 Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
 """
 
+import base64
+import binascii
 import json
 import os
 import queue
@@ -53,6 +55,11 @@ class Core:
         line = self.lines.get(timeout=timeout)
         message = json.loads(line)
         resp = message.get("resp")
+        # Record order, as the official core writes it: the envelope's corrId first, the response's `type` first.
+        if "corrId" in message and next(iter(message)) != "corrId":
+            self.type_errors.append(f"envelope keys out of order: {line[:120]}")
+        if isinstance(resp, dict) and next(iter(resp), None) != "type":
+            self.type_errors.append(f"response not `type` first: {line[:120]}")
         for problem in self.schema.check_message(resp):
             self.type_errors.append(f"{(resp or {}).get('type')}: {problem}")
         return message
@@ -103,6 +110,16 @@ class Scenario:
                 ok, detail = False, detail + f" [{name}] {json.dumps(r)[:300]}"
         check(f"§{self.section} {command[:70]} → {expect}", ok, detail)
         return r
+
+
+def official_random_id(text):
+    """A SharedMsgId or MemberId as the official core writes it (`strToJSON` of `encodedRandomBytes 12`): base64url,
+    padded, of the standard base64 text of 12 random bytes."""
+    try:
+        inner = base64.urlsafe_b64decode(text.encode("ascii"))
+        return len(text) == 24 and len(base64.b64decode(inner, validate=True)) == 12
+    except (binascii.Error, UnicodeError, AttributeError):
+        return False
 
 
 def users_and_lifecycle(core):
@@ -196,7 +213,8 @@ def notes(core, data):
 def groups_and_tags(core):
     s = Scenario(core, "4.5/4.6")
     g = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated",
-               ("owner", lambda r: r["groupInfo"]["membership"]["memberRole"] == "owner"))
+               ("owner", lambda r: r["groupInfo"]["membership"]["memberRole"] == "owner"),
+               ("member id", lambda r: official_random_id(r["groupInfo"]["membership"]["memberId"])))
     gid = g["groupInfo"]["groupId"]
     s.step(f'/_group_profile #{gid} {{"displayName":"team","fullName":"Our team"}}', "groupUpdated")
     s.step(f"/_set alias #{gid} work", "groupAliasUpdated")
@@ -207,6 +225,7 @@ def groups_and_tags(core):
     s.step("/_get chats 1 pcc=on", "apiChats",
            ("group listed", lambda r: any(c["chatInfo"]["type"] == "group" for c in r["chats"])))
     s.step('/_create tag {"emoji":"🏠","text":"Family"}', "chatTags")
+    s.step('/_create tag {"text":"Family"}', "chatCmdError:errorStore:dBException")
     tags = s.step("/_get tags 1", "chatTags", ("one tag", lambda r: len(r["userTags"]) == 1))
     tag = tags["userTags"][0]["chatTagId"]
     s.step(f"/_tags #{gid} {tag}", "tagsUpdated")
@@ -231,7 +250,7 @@ def group_items(core):
     s.step(f"/_files_folder {files}", "cmdOk")
     first = s.step("/_send #1 text hello", "newChatItems",
                    ("groupSnd", lambda r: r["chatItems"][0]["chatItem"]["chatDir"]["type"] == "groupSnd"),
-                   ("shared id", lambda r: len(r["chatItems"][0]["chatItem"]["meta"]["itemSharedMsgId"]) == 16))
+                   ("shared id", lambda r: official_random_id(r["chatItems"][0]["chatItem"]["meta"]["itemSharedMsgId"])))
     item = first["chatItems"][0]["chatItem"]["meta"]["itemId"]
     reply = s.step(
         "/_send #1 live=off ttl=default json " + json.dumps(
@@ -435,6 +454,12 @@ def validator_self_test(schema):
     check("the checker finds an unknown key", any("has no key 'x'" in e for e in schema.check_message(extra)))
     tag = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "noSuchError"}}}
     check("the checker finds an unknown tag", any("unknown tag" in e for e in schema.check_message(tag)))
+    # The corrections of type_corrections.py: the package's spellings are refused, the encoders' ones pass.
+    check("the checker refuses the package's upper-case FileProtocol",
+          any("is not one of" in e for e in schema.check_type("LOCAL", "FileProtocol"))
+          and schema.check_type("local", "FileProtocol") == [])
+    check("the checker refuses a numeric agentUserId",
+          any("agentUserId: expected str" in e for e in schema.check_type({"agentUserId": 1}, "User")))
     good = {"type": "chatCmdError", "chatError": {"type": "error", "errorType": {"type": "noActiveUser"}}}
     check("the checker passes a well-formed value", schema.check_message(good) == [])
 

@@ -179,7 +179,7 @@ def session(host, data, pairing, files, label, known, compression=True):
         file = items and items[0]["chatItem"].get("file") or {}
         check(f"{label}: a note references the uploaded file",
               result and result.get("type") == "newChatItems" and file.get("fileName") == stored
-              and file.get("fileSize") == 300_000 and file.get("fileProtocol") == "LOCAL", r)
+              and file.get("fileSize") == 300_000 and file.get("fileProtocol") == "local", r)
         ctrl.send({"id": "s5", "send": "/_get chat *1 count=1"})
         r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s5")
         chat = r and r["json"].get("chatResponse", {}).get("result", {}).get("chat", {})

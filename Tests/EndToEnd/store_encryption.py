@@ -201,7 +201,7 @@ def encrypting_a_plaintext_store(binary, schema, keys):
         written = note_texts(host)
         host.run("/_stop")
         check("a plaintext store holds the marker (the scan works)", files_holding(data, MARKER.encode()) != [])
-        check("/db test key on a plaintext store", kind(host.run("/db test key p4ss")) == "errorDatabase:errorPlaintext")
+        check("/db test key on a plaintext store", kind(host.run("/db test key p4ss")) == "errorDatabase:errorOpen:errorNotADatabase")
         check("/_db encryption encrypts a plaintext store",
               kind(host.run('/_db encryption {"currentKey":"","newKey":"p4ss","keepKey":true}')) == "cmdOk")
         archive = os.path.join(data, "export.zip")

@@ -34,4 +34,17 @@ final class JSONParserTests: XCTestCase {
             _ = try? CanonicalJSON.parse(bytes)
         }
     }
+
+    /// An object's members keep the order and the bytes they were written with, so a value can be passed on as is.
+    func testObjectMembersKeepTheirWrittenBytes() throws {
+        let text = Array(#" {"result" : {"type":"cmdOk","user_":{"b":1,"a":[2, 3]}} ,"z":null}"#.utf8)
+        let members = try CanonicalJSON.members(ofObject: text)
+        XCTAssertEqual(members.map(\.key), ["result", "z"])
+        XCTAssertEqual(String(decoding: text[members[0].value], as: UTF8.self), #"{"type":"cmdOk","user_":{"b":1,"a":[2, 3]}}"#)
+        XCTAssertEqual(String(decoding: text[members[1].value], as: UTF8.self), "null")
+        XCTAssertTrue(try CanonicalJSON.members(ofObject: Array("{}".utf8)).isEmpty)
+        for bad in ["[]", "{\"a\":1} x", "{\"a\":[1,}", "{\"a\" 1}", "", "{", "{\"a\":1,}"] {
+            XCTAssertThrowsError(try CanonicalJSON.members(ofObject: Array(bad.utf8)), bad)
+        }
+    }
 }

@@ -35,10 +35,11 @@ extension ChatController {
         return .cmdOk(user: user)
     }
 
-    /// `/_set theme <chatRef>[ <json(UIThemeEntityOverrides)>]`: kept with the chat (opaque to the core); no JSON clears.
+    /// `/_set theme <chatRef>[ <json(UIThemeEntityOverrides)>]`: kept with the chat as the core's typed decoder reads
+    /// it; no JSON clears.
     func setChatUIThemes(_ a: ChatCommand.APISetChatUIThemes) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
-        let themes = try a.themes.map { (t) throws(ChatError) in try JSONInput(parsing: t).object().value }
+        let themes = try a.themes.map { (t) throws(ChatError) in try UIThemeEntityOverrides(JSONInput(parsing: t)) }
         let info = try chatGroup(a.chatRef, user)
         try store.write { () throws(ChatError) in try groupStore.setUIThemes(themes, groupId: info.groupId, at: now) }
         return .cmdOk(user: user)

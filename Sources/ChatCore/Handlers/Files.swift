@@ -1,4 +1,4 @@
-// Files, chat-api.md §4.7. Every file the embedded core has is a local one (`LOCAL`), the file of a note or of a local
+// Files, chat-api.md §4.7. Every file the embedded core has is a local one (`local`), the file of a note or of a local
 // group's item: none was received, none is being sent over the network, so there is no transfer to receive or cancel.
 internal import ChatModel
 internal import SimplexEncoding

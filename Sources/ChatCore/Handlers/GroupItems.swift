@@ -62,7 +62,7 @@ extension ChatController {
             new.append(
                 NewChatItem(
                     sent: true, content: m.msgContent, status: .sndNew, forwarded: forwarded, file: file, ts: ts,
-                    sharedMsgId: configuration.randomBytes(12), live: live ? true : nil, quote: quote))
+                    sharedMsgId: SharedMsgId(random: configuration.randomBytes(12)), live: live ? true : nil, quote: quote))
         }
         return try storeItems(user, chat, new)
     }
@@ -91,7 +91,7 @@ extension ChatController {
     private func groupQuote(_ user: User, _ chat: ItemChat, _ id: Int64, _ mc: MsgContent) throws(ChatError) -> NewQuote {
         let quoted = try store.item(userId: user.userId, chat, id: id)
         guard quoted.meta.itemDeleted == nil, let qmc = quoted.msgContent else { throw .errorStore(.invalidQuote) }
-        let shared = quoted.meta.itemSharedMsgId.flatMap { try? Base64.decode($0) }
+        let shared = quoted.meta.itemSharedMsgId
         return NewQuote(
             sharedMsgId: shared, sentAt: quoted.meta.itemTs, content: Self.quoteContent(mc, qmc, quoted.file),
             sent: quoted.chatDir.sent)
@@ -144,7 +144,7 @@ extension ChatController {
         let chat = ItemChat.group(groupId: groupId)
         let item = try store.item(userId: user.userId, chat, id: a.chatItemId)
         let reaction = try MsgReaction(JSONInput(parsing: a.reaction))
-        guard let shared = item.meta.itemSharedMsgId.flatMap({ try? Base64.decode($0) }) else {
+        guard let shared = item.meta.itemSharedMsgId else {
             throw .error(.commandError("reaction not possible - no shared item ID"))
         }
         guard featureOn(info, .reactions) else { throw .error(.commandError("feature not allowed Message reactions")) }
@@ -242,7 +242,7 @@ extension ChatController {
         let reaction = try MsgReaction(JSONInput(parsing: a.reaction))
         let user = try requireStartedUser(a.userId)
         let item = try store.item(userId: user.userId, .group(groupId: a.groupId), id: a.chatItemId)
-        guard let shared = item.meta.itemSharedMsgId.flatMap({ try? Base64.decode($0) }) else {
+        guard let shared = item.meta.itemSharedMsgId else {
             // Every item of a group has one; the core's pattern on it would fail the same way.
             throw .errorStore(.internalError("group item without a shared message id"))
         }

@@ -14,8 +14,8 @@ extension ChatController {
         let profile = try GroupProfile(JSONInput(parsing: a.groupProfile))
         try checkValidName(profile.displayName)
         let incognito = a.incognito ? DisplayName.random(configuration.randomBytes) : nil
-        // A member id is 12 random bytes, as the core's `createNewGroup` makes it.
-        let memberId = Base64.encode(configuration.randomBytes(12))
+        // A member id is the base64 text of 12 random bytes, as the core's `createNewGroup` makes it (`encodedRandomBytes`).
+        let memberId = MemberId(random: configuration.randomBytes(12))
         let info = try store.write { () throws(ChatError) in
             try groupStore.createGroup(user: user, profile: profile, incognito: incognito, memberId: memberId, at: now)
         }

@@ -9,11 +9,12 @@ extension ChatController {
         return .cmdOk(user: nil)
     }
 
-    /// `/_get app settings[ <json(AppSettings)>]`: the stored settings over the platform defaults the client passes.
+    /// `/_get app settings[ <json(AppSettings)>]`: the stored settings over the platform defaults the client passes,
+    /// over the core's own defaults.
     func getAppSettings(_ a: ChatCommand.APIGetSettings) throws(ChatError) -> ChatResponse {
         let defaults = try a.settings.map { (s) throws(ChatError) in try AppSettings(JSONInput(parsing: s)) } ?? AppSettings()
         let stored = try store.appSettings() ?? AppSettings()
-        return .appSettings(appSettings: stored.over(defaults))
+        return .appSettings(appSettings: stored.over(defaults.over(.coreDefaults)))
     }
 
     /// `/_ttl <userId> <seconds>`: the user's chat item TTL, 0 = never; needs a started chat. A shorter TTL expires

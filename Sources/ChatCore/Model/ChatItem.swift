@@ -128,8 +128,8 @@ public struct CIMeta: Hashable, Sendable, JSONWritable {
     public var itemTs: UTCTime
     public var itemText: String
     public var itemStatus: CIStatus
-    /// The id the item has on the network (base64url of 12 random bytes): group items have one, notes do not.
-    public var itemSharedMsgId: String?
+    /// The id the item has on the network: group items have one, notes do not.
+    public var itemSharedMsgId: SharedMsgId?
     public var itemForwarded: CIForwardedFrom?
     public var itemDeleted: CIDeleted?
     public var itemEdited: Bool
@@ -182,22 +182,26 @@ public struct CIDeleted: Hashable, Sendable, JSONEncodable {
 
 /// CIQuote (chat-api.md §7.19): what a reply quotes, as it was when the reply was sent.
 public struct CIQuote: Hashable, Sendable, JSONWritable {
-    /// Absent when the sender is unknown; the user's own items in a group are `groupSnd`.
+    /// Nil when the sender is unknown, written `null` (`CIQDirection`'s own encoder renders `CIQGroupRcv Nothing` as
+    /// `null`, and the field is not a `Maybe`, so it is not left out); the user's own items in a group are `groupSnd`.
     public var chatDir: CIDirection?
     /// The quoted item, while it is still in the chat.
     public var itemId: Int64?
-    public var sharedMsgId: String?
+    public var sharedMsgId: SharedMsgId?
     public var sentAt: UTCTime
     public var content: MsgContent
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.field("chatDir", chatDir)
+        w.key("chatDir")
+        if let chatDir { chatDir.write(to: &w) } else { w.null() }
         w.field("itemId", itemId)
         w.field("sharedMsgId", sharedMsgId)
         w.field("sentAt", sentAt)
         w.key("content")
         content.write(to: &w)
+        // The quoted text's markdown, as the core reads a quote back (`formattedText` of `msgContentText content`).
+        w.field("formattedText", content.markdown.formattedText)
         w.endObject()
     }
 }
@@ -272,8 +276,7 @@ public struct CIFile: Hashable, Sendable, JSONWritable {
     public var fileSource: CryptoFile?
     /// The CIFileStatus tag; local files are `sndStored`.
     public var fileStatus: String
-    /// `SMP`, `XFTP` or `LOCAL`.
-    public var fileProtocol: String
+    public var fileProtocol: FileProtocol
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
@@ -282,9 +285,20 @@ public struct CIFile: Hashable, Sendable, JSONWritable {
         w.field("fileSize", fileSize)
         w.field("fileSource", fileSource?.json)
         w.field("fileStatus", JSONValue.tagged(fileStatus))
-        w.field("fileProtocol", fileProtocol)
+        w.field("fileProtocol", fileProtocol.rawValue)
         w.endObject()
     }
+}
+
+/// FileProtocol (chat-api.md §7.25). The official encoder writes lower-case tags (`textEncode`), while the generated
+/// types list `SMP`, `XFTP`, `LOCAL`; the apps decode the lower-case ones only.
+public enum FileProtocol: String, Hashable, Sendable, CaseIterable {
+    case smp
+    case xftp
+    case local
+
+    /// The store's spelling, the upper-case one (`files.protocol`).
+    init?(storeTag: String) { self.init(rawValue: storeTag.lowercased()) }
 }
 
 /// AChatItem (chat-api.md §7.18): an item with its chat.
@@ -319,7 +333,8 @@ public struct ChatItemDeletion: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue { .record(["deletedChatItem": deletedChatItem.json, "toChatItem": toChatItem?.json]) }
 }
 
-/// ChatItemVersion (chat-api.md §7.26): an item's content before and after each edit.
+/// ChatItemVersion (chat-api.md §7.26): an item's content before and after each edit, with the markdown of its text
+/// (`formattedText = parseMaybeMarkdownList $ msgContentText mc`, absent for text without markdown).
 public struct ChatItemVersion: Hashable, Sendable, JSONEncodable {
     public var chatItemVersionId: Int64
     public var msgContent: MsgContent
@@ -329,7 +344,8 @@ public struct ChatItemVersion: Hashable, Sendable, JSONEncodable {
     public var json: JSONValue {
         .record([
             "chatItemVersionId": .integer(chatItemVersionId), "msgContent": msgContent.json,
-            "itemVersionTs": itemVersionTs.json, "createdAt": createdAt.json,
+            "formattedText": msgContent.markdown.formattedText, "itemVersionTs": itemVersionTs.json,
+            "createdAt": createdAt.json,
         ])
     }
 }

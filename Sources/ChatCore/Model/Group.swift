@@ -134,7 +134,7 @@ public struct GroupMember: Hashable, Sendable, JSONWritable {
     public var groupMemberId: Int64
     public var groupId: Int64
     public var indexInGroup: Int64
-    public var memberId: String
+    public var memberId: MemberId
     public var memberRole: GroupMemberRole
     public var memberCategory: GroupMemberCategory
     public var memberStatus: GroupMemberStatus
@@ -233,8 +233,7 @@ public struct GroupInfo: Hashable, Sendable, JSONWritable {
     public var userMemberProfileSentAt: UTCTime?
     public var chatTags: [Int64]
     public var chatItemTTL: Int64?
-    /// UIThemeEntityOverrides, opaque to the core.
-    public var uiThemes: CanonicalJSON?
+    public var uiThemes: UIThemeEntityOverrides?
     public var customData: CanonicalJSON?
     /// `groupSummary.currentMembers`.
     public var currentMembers: Int64
@@ -262,7 +261,7 @@ public struct GroupInfo: Hashable, Sendable, JSONWritable {
         for tag in chatTags { w.integer(tag) }
         w.endArray()
         w.field("chatItemTTL", chatItemTTL)
-        w.field("uiThemes", uiThemes.map(JSONValue.init))
+        w.field("uiThemes", uiThemes?.json)
         w.field("customData", customData.map(JSONValue.init))
         w.key("groupSummary")
         w.beginObject()

@@ -1,4 +1,4 @@
-public import SimplexEncoding
+internal import SimplexEncoding
 
 /// A hidden user's password hash (`UserPwdHash`): base64url of SHA-512(password ‖ salt), and the salt.
 public struct UserPasswordHash: Hashable, Sendable {
@@ -25,13 +25,12 @@ public struct User: Hashable, Sendable, JSONWritable {
     public var userMemberProfileUpdatedAt: UTCTime?
     public var userChatRelay: Bool
     public var clientService: Bool
-    /// UIThemeEntityOverrides, opaque to the core.
-    public var uiThemes: CanonicalJSON?
+    public var uiThemes: UIThemeEntityOverrides?
 
     public func write(to w: inout JSONWriter) {
         w.beginObject()
         w.field("userId", userId)
-        w.field("agentUserId", agentUserId)
+        w.field("agentUserId", AgentUserId(agentUserId))
         w.field("userContactId", userContactId)
         w.field("localDisplayName", localDisplayName)
         w.field("profile", profile)
@@ -46,7 +45,7 @@ public struct User: Hashable, Sendable, JSONWritable {
         w.field("userMemberProfileUpdatedAt", userMemberProfileUpdatedAt)
         w.field("userChatRelay", userChatRelay)
         w.field("clientService", clientService)
-        w.field("uiThemes", uiThemes.map(JSONValue.init))
+        w.field("uiThemes", uiThemes?.json)
         w.endObject()
     }
 }

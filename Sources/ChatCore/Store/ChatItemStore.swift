@@ -59,15 +59,15 @@ struct NewChatItem {
     var forwarded: CIForwardedFrom?
     var file: NewItemFile?
     var ts: UTCTime
-    /// Group items: the id the item has on the network (12 random bytes).
-    var sharedMsgId: [UInt8]? = nil
+    /// Group items: the id the item has on the network.
+    var sharedMsgId: SharedMsgId? = nil
     var live: Bool? = nil
     var quote: NewQuote? = nil
 }
 
 /// What a new item quotes: the quoted item's shared id, time and content as the quote shows it.
 struct NewQuote {
-    var sharedMsgId: [UInt8]?
+    var sharedMsgId: SharedMsgId?
     var sentAt: UTCTime
     var content: MsgContent
     var sent: Bool
@@ -400,8 +400,9 @@ extension ChatRepository {
                 .text(new.content.json.rendered), .text(new.content.tag.rawValue), .text(new.content.itemText),
                 .text(new.status.rawValue),
             ] + forwarded + [
-                time, time, new.sharedMsgId.map(SQLValue.blob) ?? .null, new.live.map { .integer($0 ? 1 : 0) } ?? .null,
-                new.quote?.sharedMsgId.map(SQLValue.blob) ?? .null, Self.text(new.quote?.sentAt.iso8601),
+                time, time, new.sharedMsgId.map { SQLValue.blob($0.bytes) } ?? .null,
+                new.live.map { .integer($0 ? 1 : 0) } ?? .null,
+                new.quote?.sharedMsgId.map { SQLValue.blob($0.bytes) } ?? .null, Self.text(new.quote?.sentAt.iso8601),
                 Self.text(new.quote?.content.json.rendered), new.quote.map { .integer($0.sent ? 1 : 0) } ?? .null,
             ])
         let itemId = db.lastInsertRowID
@@ -445,11 +446,10 @@ extension ChatRepository {
 
     /// Deletes an item, and with it the reactions to it (which name it by its shared id, not its row).
     func deleteItem(_ item: ChatItem, _ chat: ItemChat) throws(ChatError) {
-        if case .group(let groupId) = chat, let shared = item.meta.itemSharedMsgId,
-            let bytes = try? Base64.decode(shared)
-        {
+        if case .group(let groupId) = chat, let shared = item.meta.itemSharedMsgId {
             try run(
-                "DELETE FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ?", [.integer(groupId), .blob(bytes)])
+                "DELETE FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ?",
+                [.integer(groupId), .blob(shared.bytes)])
         }
         try run("DELETE FROM chat_items WHERE chat_item_id = ?", [.integer(item.meta.itemId)])
     }
@@ -561,7 +561,7 @@ extension ChatRepository {
         try query(sql, values).map { (row) throws(ChatError) in
             var item = try withModerator(Self.item(row, chat), row, chat)
             if case .group(let groupId) = chat, let shared = row[23].blob {
-                item.reactions = try reactions(groupId: groupId, sharedMsgId: shared)
+                item.reactions = try reactions(groupId: groupId, sharedMsgId: SharedMsgId(bytes: shared))
             }
             return item
         }
@@ -582,12 +582,12 @@ extension ChatRepository {
     // MARK: Reactions
 
     /// An item's reactions, each with its count, in the order they were first given (`getGroupCIReactions`).
-    func reactions(groupId: Int64, sharedMsgId: [UInt8]) throws(ChatError) -> [CIReactionCount] {
+    func reactions(groupId: Int64, sharedMsgId: SharedMsgId) throws(ChatError) -> [CIReactionCount] {
         try query(
             """
             SELECT reaction, max(reaction_sent), count(*) FROM chat_item_reactions
             WHERE group_id = ? AND shared_msg_id = ? GROUP BY reaction ORDER BY min(chat_item_reaction_id)
-            """, [.integer(groupId), .blob(sharedMsgId)]
+            """, [.integer(groupId), .blob(sharedMsgId.bytes)]
         ).map { (row) throws(ChatError) in
             guard let text = row[0].text, let count = row[2].integer else {
                 throw .errorStore(.internalError("chat_item_reactions row"))
@@ -598,19 +598,19 @@ extension ChatRepository {
     }
 
     /// The user's own reactions to an item.
-    func userReactions(groupId: Int64, sharedMsgId: [UInt8]) throws(ChatError) -> [MsgReaction] {
+    func userReactions(groupId: Int64, sharedMsgId: SharedMsgId) throws(ChatError) -> [MsgReaction] {
         try query(
             """
             SELECT reaction FROM chat_item_reactions WHERE group_id = ? AND shared_msg_id = ? AND reaction_sent = 1
             ORDER BY chat_item_reaction_id
-            """, [.integer(groupId), .blob(sharedMsgId)]
+            """, [.integer(groupId), .blob(sharedMsgId.bytes)]
         ).map { (row) throws(ChatError) in try MsgReaction.stored(row.first?.text ?? "") }
     }
 
     func setUserReaction(
-        groupId: Int64, sharedMsgId: [UInt8], _ reaction: MsgReaction, add: Bool, at now: UTCTime
+        groupId: Int64, sharedMsgId: SharedMsgId, _ reaction: MsgReaction, add: Bool, at now: UTCTime
     ) throws(ChatError) {
-        let values: [SQLValue] = [.integer(groupId), .blob(sharedMsgId), .text(reaction.json.rendered)]
+        let values: [SQLValue] = [.integer(groupId), .blob(sharedMsgId.bytes), .text(reaction.json.rendered)]
         if add {
             try run(
                 """
@@ -626,14 +626,14 @@ extension ChatRepository {
 
     /// Who gave `reaction` to an item, in the order it was given: whether it was the user (the only one who can react
     /// in a local group) and when (`getReactionMembers`).
-    func reactionGivers(groupId: Int64, sharedMsgId: [UInt8], _ reaction: MsgReaction) throws(ChatError) -> [(
+    func reactionGivers(groupId: Int64, sharedMsgId: SharedMsgId, _ reaction: MsgReaction) throws(ChatError) -> [(
         sent: Bool, ts: UTCTime
     )] {
         try query(
             """
             SELECT reaction_sent, reaction_ts FROM chat_item_reactions
             WHERE group_id = ? AND shared_msg_id = ? AND reaction = ? ORDER BY chat_item_reaction_id
-            """, [.integer(groupId), .blob(sharedMsgId), .text(reaction.json.rendered)]
+            """, [.integer(groupId), .blob(sharedMsgId.bytes), .text(reaction.json.rendered)]
         ).map { (row) throws(ChatError) in
             guard let ts = row[1].text.flatMap(UTCTime.init(iso8601:)) else {
                 throw .errorStore(.internalError("chat_item_reactions row"))
@@ -747,7 +747,7 @@ extension ChatRepository {
         }
         var file: CIFile?
         if let fileId = row[15].integer, let name = row[16].text, let size = row[17].integer, let fileStatus = row[21].text,
-            let proto = row[22].text
+            let proto = row[22].text.flatMap(FileProtocol.init(storeTag:))
         {
             let args: CryptoFileArgs? =
                 if let key = row[19].text, let nonce = row[20].text { CryptoFileArgs(fileKey: key, fileNonce: nonce) } else {
@@ -766,7 +766,7 @@ extension ChatRepository {
         let markdown = moderated ? (formattedText: nil, hasLink: false) : mc.markdown
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
-            itemSharedMsgId: row[23].blob.map { Base64.encode($0) }, itemForwarded: forwarded, itemDeleted: deleted,
+            itemSharedMsgId: row[23].blob.map(SharedMsgId.init(bytes:)), itemForwarded: forwarded, itemDeleted: deleted,
             itemEdited: row[6].integer == 1, itemLive: row[26].integer.map { $0 == 1 }, userMention: false,
             hasLink: markdown.hasLink, deletable: deletable, editable: deletable && forwarded == nil, createdAt: created,
             updatedAt: updated)
@@ -774,7 +774,7 @@ extension ChatRepository {
         if let sentAt = time(row[28]), let quoted = row[29].text {
             quote = CIQuote(
                 chatDir: row[30].integer == 1 ? chat.direction(sent: true) : nil, itemId: row[31].integer,
-                sharedMsgId: row[27].blob.map { Base64.encode($0) }, sentAt: sentAt, content: try msgContent(quoted))
+                sharedMsgId: row[27].blob.map(SharedMsgId.init(bytes:)), sentAt: sentAt, content: try msgContent(quoted))
         }
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta,

@@ -187,10 +187,10 @@ struct ChatRepository {
         try run("UPDATE contacts SET send_rcpts = ? WHERE is_user = 0", [.bool(on)])
     }
 
-    func setUIThemes(_ themes: CanonicalJSON?, userId: Int64, at ts: UTCTime) throws(ChatError) {
+    func setUIThemes(_ themes: UIThemeEntityOverrides?, userId: Int64, at ts: UTCTime) throws(ChatError) {
         try run(
             "UPDATE users SET ui_themes = ?, updated_at = ? WHERE user_id = ?",
-            [.optional(themes?.rendered), .text(ts.iso8601), .integer(userId)])
+            [.optional(themes?.json.rendered), .text(ts.iso8601), .integer(userId)])
     }
 
     func chatItemTTL(userId: Int64) throws(ChatError) -> Int64 {
@@ -302,7 +302,8 @@ struct ChatRepository {
             activeOrder: row[5].integer ?? 0, viewPwdHash: hash, showNtfs: row[8].integer == 1,
             sendRcptsContacts: row[9].integer == 1, sendRcptsSmallGroups: row[10].integer == 1,
             autoAcceptMemberContacts: row[11].integer == 1, userMemberProfileUpdatedAt: time(row[12]),
-            userChatRelay: row[13].integer == 1, clientService: row[14].integer == 1, uiThemes: try json(row[15]))
+            userChatRelay: row[13].integer == 1, clientService: row[14].integer == 1,
+            uiThemes: row[15].text.map(UIThemeEntityOverrides.init(stored:)))
     }
 }
 

@@ -188,7 +188,7 @@ struct GroupRepository {
     /// Creates a group with the user as its only member, the owner and creator (the core's `createNewGroup`); with an
     /// incognito profile, the membership shows that profile instead of the user's. Call inside `write`.
     func createGroup(
-        user: User, profile: GroupProfile, incognito: Profile?, memberId: String, at ts: UTCTime
+        user: User, profile: GroupProfile, incognito: Profile?, memberId: MemberId, at ts: UTCTime
     ) throws(ChatError) -> GroupInfo {
         let time = SQLValue.text(ts.iso8601)
         let userId = SQLValue.integer(user.userId)
@@ -228,7 +228,7 @@ struct GroupRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                .integer(groupId), userId, .integer(index), .text(memberId), .text(GroupMemberRole.owner.rawValue),
+                .integer(groupId), userId, .integer(index), .text(memberId.storeText), .text(GroupMemberRole.owner.rawValue),
                 .text(GroupMemberCategory.user.rawValue), .text(GroupMemberStatus.creator.rawValue), .text(memberName),
                 .integer(user.userContactId), .integer(user.profile.profileId), incognitoProfileId,
                 .integer(range.minVersion), .integer(range.maxVersion), time, time,
@@ -330,10 +330,10 @@ struct GroupRepository {
             "UPDATE groups SET chat_item_ttl = ? WHERE group_id = ?", [seconds.map(SQLValue.integer) ?? .null, .integer(groupId)])
     }
 
-    func setUIThemes(_ themes: CanonicalJSON?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
+    func setUIThemes(_ themes: UIThemeEntityOverrides?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
         try run(
             "UPDATE groups SET ui_themes = ?, updated_at = ? WHERE group_id = ?",
-            [.maybe(themes?.rendered), .text(ts.iso8601), .integer(groupId)])
+            [.maybe(themes?.json.rendered), .text(ts.iso8601), .integer(groupId)])
     }
 
     func setCustomData(_ data: CanonicalJSON?, groupId: Int64, at ts: UTCTime) throws(ChatError) {
@@ -388,7 +388,7 @@ struct GroupRepository {
 
     /// A new tag goes last.
     func createChatTag(_ data: ChatTagData, userId: Int64) throws(ChatError) {
-        try run(
+        try runTagWrite(
             """
             INSERT INTO chat_tags (user_id, chat_tag_text, chat_tag_emoji, tag_order)
             VALUES (?1, ?2, ?3, COALESCE((SELECT max(tag_order) + 1 FROM chat_tags WHERE user_id = ?1), 1))
@@ -396,9 +396,19 @@ struct GroupRepository {
     }
 
     func updateChatTag(_ tagId: Int64, _ data: ChatTagData, userId: Int64) throws(ChatError) {
-        try run(
+        try runTagWrite(
             "UPDATE chat_tags SET chat_tag_text = ?, chat_tag_emoji = ? WHERE user_id = ? AND chat_tag_id = ?",
             [.text(data.text), .maybe(data.emoji), .integer(userId), .integer(tagId)])
+    }
+
+    /// A name or emoji the user's tags have already is refused by the store's unique index; the core answers it with
+    /// the exception as its SQLite binding shows it (`SEDBException $ show e`, direct-sqlite's `Show SQLError`).
+    private func runTagWrite(_ sql: String, _ values: [SQLValue]) throws(ChatError) {
+        do { _ = try db.run(sql, values) } catch {
+            guard error.isConstraint else { throw .database(error) }
+            throw .errorStore(
+                .dBException("SQLite3 returned ErrorConstraint while attempting to perform step: \(error.message)"))
+        }
     }
 
     func deleteChatTag(_ tagId: Int64, userId: Int64) throws(ChatError) {
@@ -468,7 +478,7 @@ struct GroupRepository {
             chatSettings: ChatSettings(
                 enableNtfs: ntfs, sendRcpts: row[4].integer.map { $0 == 1 }, favorite: row[5].integer == 1),
             createdAt: created, updatedAt: updated, chatTs: times.parse(row[11]), userMemberProfileSentAt: times.parse(row[12]),
-            chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: try Self.json(row[8]),
+            chatTags: chatTags, chatItemTTL: row[10].integer, uiThemes: row[8].text.map(UIThemeEntityOverrides.init(stored:)),
             customData: try Self.json(row[9]), currentMembers: current, membersRequireAttention: 0,
             unreadChat: row[6].integer == 1)
     }
@@ -508,7 +518,8 @@ struct GroupRepository {
             default: .unknown
             }
         return GroupMember(
-            groupMemberId: id, groupId: groupId, indexInGroup: index, memberId: memberId, memberRole: role,
+            groupMemberId: id, groupId: groupId, indexInGroup: index, memberId: MemberId(bytes: Array(memberId.utf8)),
+            memberRole: role,
             memberCategory: category, memberStatus: status, showMessages: row[7].integer == 1,
             blockedByAdmin: row[8].integer == 1, invitedBy: by, invitedByGroupMemberId: row[11].integer,
             localDisplayName: ldn, memberProfile: LocalProfile(profileId: profileId, profile: profile, localAlias: alias),
@@ -534,7 +545,7 @@ extension GroupRepository {
             for n in 1...max(1, count) {
                 let ts = start.adding(seconds: Int64(n - 1) * spacing)
                 // A member id unique in its group, 12 bytes as the core makes it; the number keeps the fill repeatable.
-                let memberId = Base64.encode(Array("member \(n)".utf8.prefix(12)))
+                let memberId = MemberId(random: Array("member \(n)".utf8.prefix(12)))
                 let info = try createGroup(
                     user: user, profile: GroupProfile(displayName: "group \(n)"), incognito: nil, memberId: memberId, at: ts)
                 guard itemsEvery > 0, n % itemsEvery == 0 else { continue }

@@ -1,0 +1,2 @@
+DROP INDEX idx_chat_tags_user_id_chat_tag_emoji;
+DROP INDEX idx_chat_tags_user_id_chat_tag_text;
