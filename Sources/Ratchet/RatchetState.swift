@@ -45,10 +45,14 @@ public enum RatchetPayload: Sendable {
 /// back in the same transaction as the message (smp.md §9.3). PQ fields are absent: this ratchet never proposes a KEM,
 /// uses 88-byte headers and ignores proposals it receives (§5.7).
 ///
-///     joiner:    init(joining:)     sending chain from X3DH   ──encrypt──▶  initiator: init(initiating:) no chains
-///                decrypt(peer's header under NHKr) ◀── DH step ──  decrypt(header under NHKr) → DH step, then send
-///     each DH step: skip PN keys of the old receiving chain, RK → (CKr, NHKr'), new DHRs, RK → (CKs, NHKs'),
-///                   HKs := NHKs, HKr := NHKr, PN := Ns, Ns := 0, Nr := 0
+///     joiner B                                         initiator A
+///     init(joining:): CKs from X3DH and bR             init(initiating:): no chains, DHRs = a2
+///     encrypt (HKs = HK) ─────────────────────────────▶ decrypt: NHKr = HK opens it → DH step, can now encrypt
+///     decrypt: NHKr = NHK opens it → DH step ◀───────── encrypt (HKs = NHK)
+///
+///     DH step on a header with a new key DHRr': skip PN keys of the old receiving chain;
+///       (RK, CKr, NHKr') = root(RK, DHRr', DHRs); new DHRs; (RK, CKs, NHKs') = root(RK, DHRr', DHRs);
+///       HKs := NHKs, HKr := NHKr, NHKs := NHKs', NHKr := NHKr'; PN := Ns, Ns := 0, Nr := 0
 public struct RatchetState: Sendable {
     /// At most this many message keys are skipped in one chain for one message (`maxSkip`, smp.md §5.6).
     public static let maxSkip: UInt32 = 512
