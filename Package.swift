@@ -5,7 +5,7 @@
 //   L5  simplex-host (CLI)  SimplexABI (libsimplex.so)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
-//   L2  XRCP  SimplexTLS  ChatStore
+//   L2  XRCP  SimplexTLS  ChatStore  Ratchet
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
@@ -78,6 +78,8 @@ let package = Package(
         .target(
             name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite", "CSealedVFS"],
             swiftSettings: strictSwift),
+        // The double ratchet with header encryption (smp.md §5), without I/O: X3DH, KDFs, headers, skipped keys.
+        .target(name: "Ratchet", dependencies: ["SimplexCrypto", "SimplexEncoding"], swiftSettings: strictSwift),
         // TLS over memory buffers; OpenSSL's libssl half (libcrypto's is SimplexCrypto's).
         .target(
             name: "SimplexTLS",
@@ -175,6 +177,9 @@ let package = Package(
         .testTarget(
             name: "SimplexABITests", dependencies: ["SimplexABI", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),
+        .testTarget(
+            name: "RatchetTests", dependencies: ["Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",
             dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
