@@ -50,6 +50,7 @@ final class CommandVectorTests: XCTestCase {
                 authorizedBytes: forAuth, authorizations: Authorizations(.signature(sig)),
                 parameters: TransportParameters(version: 15, sessionId: k.params.sessionId)),
             try vec.hex("transmission_v15"))
+        XCTAssertEqual(try TransmissionBatch.encode([t]), try vec.hex("block_content"))
 
         // The server's reading of it.
         let read = Transmissions.decodeCommand(t, parameters: k.params)

@@ -200,6 +200,9 @@ final class RoundTripTests: XCTestCase {
     func testRandomInput() throws {
         var g = SeededGenerator(seed: 16)
         let p = TransportParameters(version: 18, sessionId: SessionId(g.bytes(32)))
+        var framing = BlockFraming(
+            encryption: .client(sessionId: p.sessionId, secret: try X25519.PrivateKey().sharedSecret(with: dh)))
+        var plain = BlockFraming(encryption: nil)
         let tags = ["NEW ", "SEND ", "IDS ", "MSG ", "ERR ", "LSET ", "ERR PROXY BROKER ", "ERR BLOCKED ", ""]
         for i in 0..<3000 {
             let n = Int.random(in: 0...300, using: &g)
@@ -209,11 +212,19 @@ final class RoundTripTests: XCTestCase {
             _ = try? SMPBrokerMessage(parsing: bytes, version: UInt16(6 + i % 13))
             _ = Transmissions.decodeCommand(bytes, parameters: p)
             _ = Transmissions.decodeResponse(bytes, parameters: p)
+            _ = try? TransmissionBatch.parse(bytes)
+            _ = try? ServerHello(decoding: bytes)
+            _ = try? ClientHello(decoding: bytes)
+            _ = try? SignedServerKey(der: [0x30] + bytes)
             _ = try? ReceivedMessageContent(decoding: bytes)
             _ = try? SMPQueueInfo(decoding: bytes)
             _ = try? SMPQueueURI(decoding: bytes)
             _ = try? SMPQueueURI(parsing: "smp://1234-w==@h/" + String(decoding: bytes, as: UTF8.self))
             _ = try? SMPServer(parsing: "smp://" + String(decoding: bytes, as: UTF8.self))
+        }
+        for _ in 0..<20 {
+            XCTAssertThrowsError(try framing.open(g.bytes(16384)))
+            _ = try? plain.openTransmissions(g.bytes(16384))
         }
     }
 }
