@@ -10,7 +10,7 @@ public struct SMPServer: Hashable, Sendable {
 
     public init(hosts: [TransportHost], port: String = "", keyHash: KeyHash) throws(SMPAddressError) {
         guard !hosts.isEmpty else { throw .init("a server needs a host") }
-        guard port.isEmpty || (port.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && port.utf8.count <= 5) else {
+        guard port.isEmpty || (port.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && UInt16(port) != nil) else {
             throw .init("the port must be a number")
         }
         self.hosts = hosts

@@ -101,6 +101,7 @@ final class AddressTests: XCTestCase {
             let text = try XCTUnwrap(value.stringValue)
             let uri = try SMPQueueURI(parsing: text)
             XCTAssertEqual(uri.text, text, name)
+            for n in 0..<text.utf8.count { _ = try? SMPQueueURI(parsing: String(decoding: text.utf8.prefix(n), as: UTF8.self)) }
             XCTAssertEqual(uri.address.senderId.bytes, try inputs.hex("senderId_bytes_hex"), name)
             XCTAssertEqual(Base64.encode(uri.address.dhPublicKey.spki), try inputs.string("dh_key_spki_b64url"), name)
             XCTAssertEqual(uri.address.server.hosts.count, name.hasPrefix("queue1Str") ? 1 : 2, name)

@@ -37,4 +37,22 @@ final class KeyTests: XCTestCase {
         XCTAssertThrowsError(try SMPSignature(rawRepresentation: [UInt8](repeating: 0, count: 65)))
         for n in 0..<spki.count { XCTAssertThrowsError(try SMPPublicKey(spki: Array(spki.prefix(n)))) }
     }
+
+    /// A handshake key signed by an Ed448 leaf, as older servers sign it (smp.md §2.4).
+    func testEd448SignedServerKey() throws {
+        let v = try vectors("ed448")
+        let der = try v.hex("signed_key_der")
+        let signed = try SignedServerKey(der: der)
+        XCTAssertEqual(signed.algorithm, .ed448)
+        XCTAssertEqual(signed.derRepresentation, der)
+        let leaf = try SMPPublicKey(spki: v.hex("ed448_spki"))
+        XCTAssertEqual(try signed.verifiedKey(leafKey: leaf).spki, try v.hex("signed_key_x25519_spki"))
+        XCTAssertEqual(
+            thrown { try signed.verifiedKey(leafKey: .ed25519(Ed25519.PrivateKey().publicKey)) } as? HandshakeError, .badAuth)
+        var tampered = der
+        tampered[tampered.count - 1] ^= 1
+        XCTAssertEqual(thrown { try SignedServerKey(der: tampered).verifiedKey(leafKey: leaf) } as? HandshakeError, .badAuth)
+        for n in 0..<der.count { XCTAssertThrowsError(try SignedServerKey(der: Array(der.prefix(n)))) }
+        XCTAssertThrowsError(try SignedServerKey(der: der + [0]))
+    }
 }
