@@ -5,7 +5,7 @@
 //   L5  simplex-host (CLI)  SimplexABI (libsimplex.so)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
-//   L2  XRCP  SimplexTLS  ChatStore  Ratchet
+//   L2  XRCP  SMP  Ratchet  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
@@ -74,6 +74,8 @@ let package = Package(
             name: "XRCP",
             dependencies: ["SimplexCrypto", "SimplexEncoding", "SimplexZstd"],
             swiftSettings: strictSwift),
+        // The messaging protocol without I/O: addresses, transmissions, commands, handshake blocks, block encryption.
+        .target(name: "SMP", dependencies: ["SimplexCrypto", "SimplexEncoding"], swiftSettings: strictSwift),
         // SQLite: the chat and agent databases, migrations, pairings.
         .target(
             name: "ChatStore", dependencies: ["SimplexCrypto", "SimplexEncoding", "CSQLite", "CSealedVFS"],
@@ -168,6 +170,9 @@ let package = Package(
         .testTarget(
             name: "XRCPTests", dependencies: ["XRCP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "SMPTests", dependencies: ["SMP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            resources: [.copy("Vectors")], swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(

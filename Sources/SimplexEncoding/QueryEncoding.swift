@@ -45,6 +45,26 @@ public enum QueryEncoding {
         return out
     }
 
+    /// A query string as http-types' `parseSimpleQuery` reads it: pairs split on `&` and `;`, `=` between key and
+    /// value (a pair without one has an empty value), each side decoded once. Keys that are not UTF-8 are dropped.
+    public static func parameters(_ query: some StringProtocol) -> [(key: String, value: [UInt8])] {
+        var out: [(key: String, value: [UInt8])] = []
+        for pair in query.split(whereSeparator: { $0 == "&" || $0 == ";" }) {
+            let (k, v) =
+                pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (
+                    pair[...], pair[pair.endIndex...]
+                )
+            guard let key = String(validating: decode(k), as: UTF8.self) else { continue }
+            out.append((key, decode(v)))
+        }
+        return out
+    }
+
+    /// The value of the first parameter named `key`, as simplexmq's look-ups take it.
+    public static func first(_ key: String, in parameters: [(key: String, value: [UInt8])]) -> [UInt8]? {
+        parameters.first { $0.key == key }?.value
+    }
+
     static func isUnreserved(_ b: UInt8) -> Bool {
         switch b {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -117,14 +117,9 @@ public struct SignedInvitation: Sendable, Equatable {
         guard !portText.isEmpty, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = UInt16(portText), port > 0
         else { throw .syntax("invalid port") }
 
-        var params: [String: [UInt8]] = [:]
-        for pair in rest[fragment.upperBound...].split(whereSeparator: { $0 == "&" || $0 == ";" }) {
-            let (k, v) = pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair[...], ""[...])
-            guard let key = String(validating: QueryEncoding.decode(k), as: UTF8.self) else { continue }
-            params[key] = QueryEncoding.decode(v)
-        }
+        let params = QueryEncoding.parameters(rest[fragment.upperBound...])
         func param(_ name: String) throws(XRCPError) -> [UInt8] {
-            guard let v = params[name] else { throw .syntax("invitation has no \(name)") }
+            guard let v = QueryEncoding.first(name, in: params) else { throw .syntax("invitation has no \(name)") }
             return v
         }
         func text(_ name: String) throws(XRCPError) -> String {

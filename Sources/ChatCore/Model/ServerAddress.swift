@@ -1,5 +1,5 @@
 public import ChatModel
-internal import SimplexEncoding
+public import SimplexEncoding
 
 extension ServerProtocol {
     static let all: [ServerProtocol] = [.smp, .xftp]
@@ -13,22 +13,7 @@ extension ServerProtocol {
     }
 }
 
-/// A host of a server address (`TransportHost`): an IPv4 or IPv6 address, an onion host or a domain name.
-public enum TransportHost: Hashable, Sendable {
-    case ipv4(UInt8, UInt8, UInt8, UInt8)
-    /// The address as written, without brackets.
-    case ipv6(String)
-    case onion(String)
-    case domain(String)
-
-    /// The text form (`strEncode`).
-    public var text: String {
-        switch self {
-        case .ipv4(let a, let b, let c, let d): "\(a).\(b).\(c).\(d)"
-        case .ipv6(let s), .onion(let s), .domain(let s): s
-        }
-    }
-
+extension TransportHost {
     /// How the core's derived `Show` writes the host, for validation messages.
     var shown: String {
         switch self {
@@ -144,58 +129,19 @@ private struct AddressScanner {
         return i > start ? Array(bytes[start..<i]) : nil
     }
 
-    /// A host, tried as the core tries them: IPv4, IPv6 (bare or in brackets), onion, then any domain name.
+    /// A host, tried as the core tries them (`TransportHost.parse`).
     mutating func host() throws(ServerAddressError) -> TransportHost {
-        let start = i
-        if let v4 = ipv4() { return v4 }
-        i = start
-        if let v6 = ipv6() { return v6 }
-        i = start
-        let name = take { !":#,;/ \n\r\t".utf8.contains($0) } ?? []
-        let text = String(decoding: name, as: UTF8.self)
-        guard !name.isEmpty else { throw .init("expected a host") }
-        guard text.hasSuffix(".onion") else { return .domain(text) }
-        let label = name.dropLast(6)
-        guard label.allSatisfy({ ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= 48 && $0 <= 57) }) else {
+        do {
+            let (host, end) = try TransportHost.parse(bytes, from: i)
+            i = end
+            return host
+        } catch .empty {
+            throw .init("expected a host")
+        } catch .invalidOnion(let text) {
             throw .init("invalid onion host \(text)")
+        } catch {
+            throw .init("expected a host")
         }
-        return .onion(text)
-    }
-
-    private mutating func decimal() -> Int? {
-        guard let d = take(while: { $0 >= 48 && $0 <= 57 }), d.count <= 9 else { return nil }
-        return Int(String(decoding: d, as: UTF8.self))
-    }
-
-    private mutating func ipv4() -> TransportHost? {
-        var parts: [UInt8] = []
-        for n in 0..<4 {
-            guard let v = decimal(), v <= 255 else { return nil }
-            parts.append(UInt8(v))
-            if n < 3, !skip(".") { return nil }
-        }
-        return .ipv4(parts[0], parts[1], parts[2], parts[3])
-    }
-
-    private mutating func ipv6() -> TransportHost? {
-        let bracketed = skip("[")
-        let isHex: (UInt8) -> Bool = { c in
-            (c >= 48 && c <= 57) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
-                || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F")) || c == UInt8(ascii: ":")
-        }
-        guard let body = take(while: isHex), !bracketed || skip("]") else { return nil }
-        let text = String(decoding: body, as: UTF8.self)
-        return Self.isIPv6(text) ? .ipv6(text.lowercased()) : nil
-    }
-
-    /// Eight hex groups, or fewer with one `::`.
-    private static func isIPv6(_ s: String) -> Bool {
-        let halves = s.components(separatedBy: "::")
-        guard halves.count <= 2 else { return false }
-        let groups = halves.map { $0.isEmpty ? [] : $0.split(separator: ":", omittingEmptySubsequences: false) }
-        let count = groups.reduce(0) { $0 + $1.count }
-        guard groups.allSatisfy({ $0.allSatisfy { !$0.isEmpty && $0.count <= 4 } }) else { return false }
-        return halves.count == 2 ? count < 8 : count == 8
     }
 }
 

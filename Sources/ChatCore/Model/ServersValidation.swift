@@ -1,4 +1,5 @@
 public import ChatModel
+public import SimplexEncoding
 
 /// A reason a servers configuration cannot be saved (`UserServersError`); `user` names another user whose servers the
 /// change would break (operators are shared by all users).
