@@ -66,12 +66,14 @@ final class TLSEngine {
     private let verifier: PeerVerifier?
     private let selector: ProtocolSelector?
     private let offeredProtocols: [ApplicationProtocol]
+    private let requirePeerCertificate: Bool
     private var state: State = .handshaking
 
     init(_ configuration: EngineConfiguration) throws(TLSError) {
         precondition(configuration.chain.isEmpty == (configuration.key == nil), "a certificate needs its key")
         isClient = configuration.isClient
         offeredProtocols = configuration.offeredProtocols
+        requirePeerCertificate = configuration.requirePeerCertificate
         verifier = configuration.peerCheck.map { PeerVerifier(policy: $0) }
         selector =
             configuration.selectableProtocols.isEmpty ? nil : ProtocolSelector(configuration.selectableProtocols)
@@ -354,8 +356,10 @@ final class TLSEngine {
                 guard peerChainFromAccessors() == checked else { throw .certificateChain(.notVerified) }
                 chain = checked
             case .rejected, nil:
-                // A server that does not require a certificate completes without one (no callback ran).
-                guard !isClient, SSL_get0_peer_certificate(ssl) == nil else { throw .certificateChain(.notVerified) }
+                // Only a server that does not require a certificate completes without one (no callback ran).
+                guard !isClient, !requirePeerCertificate, SSL_get0_peer_certificate(ssl) == nil else {
+                    throw .certificateChain(.notVerified)
+                }
             }
         }
         var finished = [UInt8](repeating: 0, count: 64)

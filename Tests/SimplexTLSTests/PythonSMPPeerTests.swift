@@ -162,6 +162,40 @@ final class PythonSMPPeerTests: XCTestCase {
         XCTAssertEqual(report["tlsUnique"] as? String, Hex.encode(session.sessionId))
     }
 
+    /// A client outside the profile (only AES-128-GCM, or only P-256) is refused by our server with OpenSSL's
+    /// reason; Python receives the handshake_failure alert.
+    func testOurServerRefusesClientsOutsideTheProfile() throws {
+        let credential = try ServerCredential.generate(algorithm: .ed25519, length: .two, now: testNow)
+        for (suites, groups, reason) in [
+            ("TLS_AES_128_GCM_SHA256", "X25519:X448", "no shared cipher"),
+            ("TLS_CHACHA20_POLY1305_SHA256", "P-256", "no suitable key share"),
+        ] {
+            let (listener, port) = try LoopbackSocket.listen()
+            let (process, lines) = try PythonPeer.start(
+                [
+                    "client", String(port), Hex.encode(credential.fingerprint.rawRepresentation), "smp/1", "1", suites,
+                    groups,
+                ], script: Self.script)
+            defer { if process.isRunning { process.terminate() } }
+            let socket = try listener.accept()
+            let server = try SMPTLSConnection(credential: credential)
+            var failure: TLSError?
+            while failure == nil {
+                let bytes = try socket.read()
+                if bytes.isEmpty { break }
+                do { _ = try server.receive(bytes) } catch { failure = error }
+                try socket.write(server.takeOutgoing())  // the alert, after a failure
+            }
+            guard case .handshake(let text) = failure else {
+                return XCTFail("\(suites) \(groups): \(String(describing: failure))")
+            }
+            XCTAssertTrue(text.contains(reason), "\(suites) \(groups): \(text)")
+            let report = try lines.next()
+            XCTAssertTrue((report["error"] as? String ?? "").contains("HANDSHAKE_FAILURE"), "\(report)")
+            process.waitUntilExit()
+        }
+    }
+
     /// Serves one Python client offering `offering` with our server, echoing until its close_notify; Python's
     /// handshake report and our session.
     private func servePython(_ credential: ServerCredential, offering: String) throws -> ([String: Any], SMPTLSSession) {
