@@ -5,8 +5,8 @@ public enum SMPTLSRole: Sendable {
     /// A client of the server whose address carries `serverIdentity` (its `keyHash`), offering `protocols`
     /// (`ApplicationProtocol.smpClientOffer(webPort:)` gives the reference's choice). No client certificate, no SNI.
     case client(serverIdentity: CertificateFingerprint, protocols: [ApplicationProtocol])
-    /// A server presenting `credential`, selecting the first of `protocols` that the client offers, or none.
-    /// No client certificate is asked for.
+    /// A server presenting `credential`, selecting the first of `protocols` that the client offers; a client that
+    /// offers ALPN but none of these is refused. No client certificate is asked for.
     case server(ServerCredential, protocols: [ApplicationProtocol])
 }
 
@@ -24,9 +24,10 @@ public enum SMPTLSRole: Sendable {
 /// Parameters (smp.md §2.2): TLS 1.3 only, `TLS_CHACHA20_POLY1305_SHA256` only, groups X25519 and X448, signature
 /// schemes ed25519 and ed448, no resumption (the server sends no tickets). The client checks the server's chain
 /// with `ServerChainPolicy` during the handshake, so a refused server gets a fatal alert (`unknown_ca` for a wrong
-/// identity, as from the reference); a server that selects no ALPN protocol is refused after the handshake with
-/// `TLSError.noSharedApplicationProtocol`. A server whose client offers none of its protocols continues without
-/// ALPN, as the reference does (it then offers only SMP version 6, smp.md §2.4).
+/// identity, as from the reference). ALPN as the reference (smp.md §2.1): a server refuses a client that offers
+/// none of its protocols with `no_application_protocol` and serves one that offers no ALPN at all without a
+/// protocol (it then offers only SMP version 6, smp.md §2.4); a client refuses a server that does not choose one of
+/// its protocols. Both report `TLSError.noSharedApplicationProtocol`.
 ///
 /// Not `Sendable`: it owns mutable OpenSSL state and belongs to one actor (one per connection).
 public final class SMPTLSConnection {
@@ -119,8 +120,8 @@ public struct SMPTLSSession: Equatable, Sendable {
     /// (MQ `Transport.hs`, `withTlsUnique`: `getFinished` / `getPeerFinished`). 32 bytes. The server sends it in
     /// its handshake block, the client compares it, and every signed transmission covers it.
     public let sessionId: [UInt8]
-    /// The negotiated ALPN protocol; nil when the client offered none or none matched (a server then offers
-    /// only SMP version 6, smp.md §2.4). Never nil on a client that offered protocols.
+    /// The negotiated ALPN protocol; nil when the client offered no ALPN (a server then offers only SMP version
+    /// 6, smp.md §2.4). Never nil on a client that offered protocols.
     public let applicationProtocol: ApplicationProtocol?
     /// On a client, the server's chain as checked, leaf first (2–4 certificates), for the handshake checks of
     /// smp.md §2.4; empty on a server (ordinary clients send no certificate).

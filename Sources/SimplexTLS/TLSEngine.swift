@@ -106,7 +106,9 @@ final class TLSEngine {
                     guard let out, let outLength, let offered, let argument else { return SSL_TLSEXT_ERR_NOACK }
                     let selector = Unmanaged<ProtocolSelector>.fromOpaque(argument).takeUnretainedValue()
                     let list = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
-                    guard let range = selector.select(from: list) else { return SSL_TLSEXT_ERR_NOACK }
+                    // A client whose protocols we do not know is refused with no_application_protocol, as the
+                    // reference server does (hs-tls ≥ 1.9 when `onALPNClientSuggest` picks nothing).
+                    guard let range = selector.select(from: list) else { return SSL_TLSEXT_ERR_ALERT_FATAL }
                     out.pointee = offered + range.lowerBound
                     outLength.pointee = UInt8(range.count)
                     return SSL_TLSEXT_ERR_OK
@@ -413,7 +415,14 @@ final class TLSEngine {
         let code = SSL_get_error(ssl, rc)
         let queue = OpenSSLErrorQueue.drain()
         if case .rejected(let error) = verifier?.outcome { return error }
-        if let alert = queue.receivedAlert { return .alertReceived(alert) }
+        if let refused = selector?.refusedOffer { return .noSharedApplicationProtocol(offered: refused) }
+        if let alert = queue.receivedAlert {
+            // A server that knows none of our protocols (smp.md §2.1).
+            if alert == .noApplicationProtocol, isClient, !offeredProtocols.isEmpty {
+                return .noSharedApplicationProtocol(offered: offeredProtocols)
+            }
+            return .alertReceived(alert)
+        }
         // An empty client Certificate never reaches the chain check; OpenSSL refuses it (alert certificate_required).
         if queue.sslReasons.contains(SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE) {
             return .certificateChain(.certificateCount(0))
@@ -436,14 +445,24 @@ final class TLSEngine {
 }
 
 /// The server's ALPN choice (RFC 7301 §3.2), called by OpenSSL with the client's list: the first of our protocols
-/// that the client offers, as the reference server picks (smp.md §2.1); none (no ALPN in the answer) otherwise.
+/// that the client offers, as the reference server picks (smp.md §2.1). A client that sends no ALPN extension is
+/// never asked about (the session has no protocol); one that offers none of ours is refused.
 final class ProtocolSelector {
     let protocols: [ApplicationProtocol]
+    /// What a refused client offered, for the connection's error.
+    private(set) var refusedOffer: [ApplicationProtocol]?
 
     init(_ protocols: [ApplicationProtocol]) { self.protocols = protocols }
 
-    /// The range in `offered` (the client's wire list: one length byte before each name) of our choice.
+    /// The range in `offered` (the client's wire list: one length byte before each name) of our choice; nil, with
+    /// the offer remembered, when there is none.
     func select(from offered: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        let range = choose(from: offered)
+        if range == nil { refusedOffer = Self.names(in: offered) }
+        return range
+    }
+
+    private func choose(from offered: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var entries: [(name: ArraySlice<UInt8>, range: Range<Int>)] = []
         var i = 0
         while i < offered.count {
@@ -458,5 +477,18 @@ final class ProtocolSelector {
             if let match = entries.first(where: { $0.name.elementsEqual(ours.wire) }) { return match.range }
         }
         return nil
+    }
+
+    /// The names of a wire list, as far as it parses.
+    private static func names(in offered: UnsafeBufferPointer<UInt8>) -> [ApplicationProtocol] {
+        var names: [ApplicationProtocol] = []
+        var i = 0
+        while i < offered.count {
+            let length = Int(offered[i])
+            guard length > 0, i + 1 + length <= offered.count else { break }
+            names.append(ApplicationProtocol(wire: Array(offered[(i + 1)..<(i + 1 + length)])))
+            i += 1 + length
+        }
+        return names
     }
 }

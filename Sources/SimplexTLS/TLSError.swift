@@ -27,8 +27,10 @@ public enum TLSError: Error, Equatable, Sendable {
     /// The peer's certificates are not a valid SimpleX chain: `[leaf, CA]` for XRCP (xrcp.md §3, §4.3 step 3,
     /// §20.19), 2–4 certificates each issued by the next for an SMP server (smp.md §2.2).
     case certificateChain(ChainFailure)
-    /// We offered ALPN protocols and the server selected none (smp.md §2.1): the reference server then offers
-    /// only SMP version 6. The client closes after its Finished.
+    /// The client offered these ALPN protocols and the server knows none of them (smp.md §2.1). A server refuses
+    /// such a client with the fatal `no_application_protocol` alert, as the reference does; a client reports it
+    /// on that alert, or after the handshake when a server answered without choosing a protocol (it then closes
+    /// after its Finished).
     case noSharedApplicationProtocol(offered: [ApplicationProtocol])
     /// The peer sent a fatal alert (RFC 8446 §6); `unknown_ca` is how a reference peer refuses our CA.
     case alertReceived(TLSAlert)
@@ -106,6 +108,7 @@ public struct TLSAlert: Hashable, Sendable, CustomStringConvertible {
     public static let protocolVersion = TLSAlert(code: 70)
     public static let internalError = TLSAlert(code: 80)
     public static let certificateRequired = TLSAlert(code: 116)
+    public static let noApplicationProtocol = TLSAlert(code: 120)
 
     public var description: String { "\(code) (\(alertName(code)))" }
 }

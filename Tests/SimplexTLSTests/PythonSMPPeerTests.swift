@@ -78,7 +78,8 @@ final class PythonSMPPeerTests: XCTestCase {
         }
     }
 
-    /// A Python server that knows none of the protocols we offer selects none; our client refuses it.
+    /// A Python server that knows none of the protocols we offer answers without ALPN (CPython's choice, unlike
+    /// the reference server's alert); our client refuses it after the handshake.
     func testOurClientRefusesPythonServerWithoutSharedProtocol() throws {
         let credential = try ServerCredential.generate(algorithm: .ed25519, length: .two, now: testNow)
         let files = try PythonPeer.writePEM(credential)
@@ -194,6 +195,28 @@ final class PythonSMPPeerTests: XCTestCase {
             XCTAssertTrue((report["error"] as? String ?? "").contains("HANDSHAKE_FAILURE"), "\(report)")
             process.waitUntilExit()
         }
+    }
+
+    /// A Python client offering only `h2`: our server refuses it as the reference does, with no_application_protocol.
+    func testOurServerRefusesPythonClientWithoutSharedProtocol() throws {
+        let credential = try ServerCredential.generate(algorithm: .ed448, length: .four, now: testNow)
+        let (listener, port) = try LoopbackSocket.listen()
+        let (process, lines) = try PythonPeer.start(
+            ["client", String(port), Hex.encode(credential.fingerprint.rawRepresentation), "h2", "1"], script: Self.script)
+        defer { if process.isRunning { process.terminate() } }
+        let socket = try listener.accept()
+        let server = try SMPTLSConnection(credential: credential)
+        var failure: TLSError?
+        while failure == nil {
+            let bytes = try socket.read()
+            if bytes.isEmpty { break }
+            do { _ = try server.receive(bytes) } catch { failure = error }
+            try socket.write(server.takeOutgoing())  // the alert
+        }
+        XCTAssertEqual(failure, .noSharedApplicationProtocol(offered: [try XCTUnwrap(ApplicationProtocol("h2"))]))
+        let report = try lines.next()
+        XCTAssertTrue((report["error"] as? String ?? "").contains("alert no application protocol"), "\(report)")
+        process.waitUntilExit()
     }
 
     /// Serves one Python client offering `offering` with our server, echoing until its close_notify; Python's

@@ -250,16 +250,16 @@ final class SMPProfileTests: XCTestCase {
         XCTAssertEqual(server.session?.applicationProtocol, .smp1)
     }
 
-    /// A server that selects nothing: our client refuses it with its own error and closes; the server (which
-    /// continues without ALPN, as the reference does) sees the close.
-    func testNoSharedProtocolIsRefusedByTheClient() throws {
+    /// A client whose protocols the server does not know: the server refuses it with no_application_protocol, as
+    /// the reference server does, and both sides name the offer.
+    func testNoSharedProtocolIsRefusedOnBothSides() throws {
         let credential = try ServerCredential.generate(algorithm: .ed25519, length: .two, now: testNow)
-        let (client, server) = try handshake(credential: credential, offering: [.http11], selecting: [.smp1])
-        XCTAssertEqual(client.error, .noSharedApplicationProtocol(offered: [.http11]))
+        let h2 = try XCTUnwrap(ApplicationProtocol("h2"))
+        let (client, server) = try handshake(credential: credential, offering: [h2, .http11], selecting: [.smp1])
+        XCTAssertEqual(client.error, .noSharedApplicationProtocol(offered: [h2, .http11]))
+        XCTAssertEqual(server.error, .noSharedApplicationProtocol(offered: [h2, .http11]))
         XCTAssertNil(client.session)
-        XCTAssertNil(server.error)
-        XCTAssertEqual(server.session?.applicationProtocol, nil)
-        XCTAssertEqual(server.events.last, .closed)
+        XCTAssertNil(server.session)
     }
 
     /// A client that offers no ALPN (an old client) is served without it.
