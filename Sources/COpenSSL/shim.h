@@ -3,6 +3,8 @@
 #include <openssl/evp.h>
 #include <openssl/err.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/bn.h>
 #include <openssl/ssl.h>
 #include <openssl/kdf.h>
 #include <openssl/rand.h>

@@ -33,17 +33,22 @@ final class EVPKey: @unchecked Sendable {
         return EVPKey(k)
     }
 
-    var rawPublicKey: [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var n = 32
-        precondition(EVP_PKEY_get_raw_public_key(pointer, &out, &n) == 1 && n == 32, "raw public key unavailable")
+    var rawPublicKey: [UInt8] { rawPublicKey(length: 32) }
+
+    var rawPrivateKey: [UInt8] { rawPrivateKey(length: 32) }
+
+    /// The raw public key of a key type whose raw form is `length` bytes (57 for Ed448).
+    func rawPublicKey(length: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        var n = length
+        precondition(EVP_PKEY_get_raw_public_key(pointer, &out, &n) == 1 && n == length, "raw public key unavailable")
         return out
     }
 
-    var rawPrivateKey: [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var n = 32
-        precondition(EVP_PKEY_get_raw_private_key(pointer, &out, &n) == 1 && n == 32, "raw private key unavailable")
+    func rawPrivateKey(length: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        var n = length
+        precondition(EVP_PKEY_get_raw_private_key(pointer, &out, &n) == 1 && n == length, "raw private key unavailable")
         return out
     }
 }

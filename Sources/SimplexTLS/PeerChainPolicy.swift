@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import SimplexCrypto
 
-/// What SimpleX accepts as a peer's certificate chain (xrcp.md §4.2, §4.3 step 3, §20.19, §20.35).
+/// What XRCP accepts as a peer's certificate chain (xrcp.md §4.2, §4.3 step 3, §20.19, §20.35).
 ///
 /// OpenSSL's own chain verification rejects SimpleX's CAs, which have no extensions (§20.35), so these checks
 /// replace it: exactly `[leaf, CA]`; `SHA-256(DER(CA))` equal to the pin; leaf v3; leaf issuer DN equal to the CA
@@ -29,77 +29,82 @@ struct PeerChainPolicy: Sendable {
         case .server(.anyHost):
             break
         }
-        let version = Int(X509_get_version(leaf.openSSLCertificate))
+        let version = leaf.version
         guard version == 2 else { return .failure(.certificateChain(.leafNotVersion3(version: version))) }
-        guard let issuer = X509_get_issuer_name(leaf.openSSLCertificate),
-            let subject = X509_get_subject_name(authority.openSSLCertificate),
-            X509_NAME_cmp(issuer, subject) == 0
-        else { return .failure(.certificateChain(.issuerMismatch)) }
+        guard authority.isIssuer(of: leaf) else { return .failure(.certificateChain(.issuerMismatch)) }
         guard leaf.isSigned(by: authority) else { return .failure(.certificateChain(.leafSignature)) }
         if let failure = validityFailure(leaf) { return .failure(.certificateChain(failure)) }
         return .success(presented)
     }
 
     private func validityFailure(_ leaf: Certificate) -> ChainFailure? {
-        defer { ERR_clear_error() }
-        var t = time_t(now)
-        guard let notBefore = X509_get0_notBefore(leaf.openSSLCertificate),
-            let notAfter = X509_get0_notAfter(leaf.openSSLCertificate)
-        else { return .leafValidityUnreadable }
-        // X509_cmp_time: -1 when the certificate time is at or before `t`, 1 when after, 0 on error.
-        switch X509_cmp_time(notBefore, &t) {
-        case -1: break
-        case 1: return .leafNotYetValid
-        default: return .leafValidityUnreadable
-        }
-        switch X509_cmp_time(notAfter, &t) {
-        case 1: return nil
-        case -1: return .leafExpired
-        default: return .leafValidityUnreadable
-        }
-    }
-
-    /// The X.509 verification error whose alert OpenSSL sends for `error` (libssl's `ssl_x509err2alert`):
-    /// `unknown_ca` for a wrong count or pin, as the reference controller does (xrcp.md §4.2 step 1, 3).
-    static func x509Error(for error: TLSError) -> Int32 {
-        switch error {
-        case .identity: X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT  // unknown_ca
-        case .certificateChain(.certificateCount(let n)):
-            n < 2 ? X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT : X509_V_ERR_CERT_CHAIN_TOO_LONG  // unknown_ca
-        case .certificateChain(.leafSignature): X509_V_ERR_CERT_SIGNATURE_FAILURE  // decrypt_error
-        case .certificateChain(.leafNotYetValid): X509_V_ERR_CERT_NOT_YET_VALID  // bad_certificate
-        case .certificateChain(.leafExpired): X509_V_ERR_CERT_HAS_EXPIRED  // certificate_expired
-        default: X509_V_ERR_CERT_REJECTED  // bad_certificate
+        switch leaf.validity(at: now) {
+        case .valid: nil
+        case .notYetValid: .leafNotYetValid
+        case .expired: .leafExpired
+        case nil: .leafValidityUnreadable
         }
     }
 }
 
-/// Runs `PeerChainPolicy` from inside OpenSSL's handshake as the context's certificate verification callback
-/// (`SSL_CTX_set_cert_verify_callback`), so a refused chain aborts the handshake with a fatal alert to the peer,
-/// and remembers the outcome for `TLSConnection`.
+extension PeerChainPolicy: PeerChainCheck {
+    func refusal(of chain: [Certificate]) -> TLSError? {
+        if case .failure(let error) = check(chain) { return error }
+        return nil
+    }
+}
+
+/// A profile's check of the peer's certificate chain (leaf first), run during the handshake.
+protocol PeerChainCheck {
+    /// Why `chain` is refused; nil when it is accepted.
+    func refusal(of chain: [Certificate]) -> TLSError?
+}
+
+/// The X.509 verification error whose alert OpenSSL sends for `error` (libssl's `ssl_x509err2alert`):
+/// `unknown_ca` for a wrong count or identity, as the reference peers do (xrcp.md §4.2 step 1, 3; smp.md §2.2).
+func x509Error(for error: TLSError) -> Int32 {
+    switch error {
+    case .identity: X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT  // unknown_ca
+    case .certificateChain(.certificateCount(let n)):
+        n < 2 ? X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT : X509_V_ERR_CERT_CHAIN_TOO_LONG  // unknown_ca
+    case .certificateChain(.notIssuedByNext): X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT  // unknown_ca
+    case .certificateChain(.leafSignature), .certificateChain(.signature):
+        X509_V_ERR_CERT_SIGNATURE_FAILURE  // decrypt_error
+    case .certificateChain(.leafNotYetValid), .certificateChain(.notYetValid):
+        X509_V_ERR_CERT_NOT_YET_VALID  // bad_certificate
+    case .certificateChain(.leafExpired), .certificateChain(.expired): X509_V_ERR_CERT_HAS_EXPIRED  // certificate_expired
+    default: X509_V_ERR_CERT_REJECTED  // bad_certificate
+    }
+}
+
+/// Runs a profile's `PeerChainCheck` from inside OpenSSL's handshake as the context's certificate verification
+/// callback (`SSL_CTX_set_cert_verify_callback`), so a refused chain aborts the handshake with a fatal alert to the
+/// peer, and remembers the outcome for the connection.
 ///
-/// Only touched from within libssl calls that the owning `TLSConnection` makes, on its caller's thread.
+/// Only touched from within libssl calls that the owning connection makes, on its caller's thread.
 final class PeerVerifier {
     enum Outcome {
-        case accepted(chain: [Certificate], authority: CertificateFingerprint)
+        case accepted(chain: [Certificate])
         case rejected(TLSError)
     }
 
-    let policy: PeerChainPolicy
+    let policy: any PeerChainCheck
     private(set) var outcome: Outcome?
 
-    init(policy: PeerChainPolicy) { self.policy = policy }
+    init(policy: any PeerChainCheck) { self.policy = policy }
 
     /// The callback body: 1 accepts, 0 refuses (and sets the X.509 error that selects the alert).
     func verify(_ store: OpaquePointer) -> Int32 {
-        let result = Self.receivedChain(store).flatMap { chain in policy.check(chain).map { (chain, $0) } }
+        let result = Self.receivedChain(store).flatMap { chain in
+            policy.refusal(of: chain).map { Result.failure($0) } ?? .success(chain)
+        }
         switch result {
-        case .success(let (chain, authority)):
-            outcome = .accepted(chain: chain, authority: authority)
+        case .success(let chain):
+            outcome = .accepted(chain: chain)
             return 1
         case .failure(let error):
             outcome = .rejected(error)
-            X509_STORE_CTX_set_error(store, PeerChainPolicy.x509Error(for: error))
+            X509_STORE_CTX_set_error(store, x509Error(for: error))
             return 0
         }
     }

@@ -23,16 +23,20 @@ public enum HostPin: Sendable, Equatable {
     case knownHost(CertificateFingerprint)
 }
 
-/// What feeding bytes to a `TLSConnection` produced.
-public enum TLSEvent: Equatable, Sendable {
-    /// The handshake finished and the peer's chain passed every check (xrcp.md §4.4).
-    case handshakeCompleted(TLSSessionInfo)
-    /// Decrypted application data, in order. XRCP blocks and then HTTP/2 frames follow on this stream
-    /// (xrcp.md §7.2, §9, §20.17), so every byte is delivered, including bytes that came with the handshake.
+/// What feeding bytes to a connection produced; `Session` is the profile's session facts.
+public enum TLSStreamEvent<Session: Equatable & Sendable>: Equatable, Sendable {
+    /// The handshake finished and the peer's chain passed every check (xrcp.md §4.4, smp.md §2.2).
+    case handshakeCompleted(Session)
+    /// Decrypted application data, in order. XRCP blocks and then HTTP/2 frames, or SMP blocks, follow on this
+    /// stream (xrcp.md §7.2, §9, §20.17; smp.md §2.5), so every byte is delivered, including bytes that came with
+    /// the handshake.
     case applicationData([UInt8])
     /// The peer sent close_notify; nothing more will be delivered.
     case closed
 }
+
+/// What feeding bytes to an XRCP `TLSConnection` produced.
+public typealias TLSEvent = TLSStreamEvent<TLSSessionInfo>
 
 /// The facts of an established session that the XRCP layer needs (xrcp.md §4.4, §4.5).
 public struct TLSSessionInfo: Equatable, Sendable {

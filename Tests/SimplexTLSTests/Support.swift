@@ -152,11 +152,11 @@ struct Pair {
 // MARK: Python peer (scripts/fixtures/tls_peer.py)
 
 enum PythonPeer {
-    /// Starts tls_peer.py with `arguments`; its stdout is read line by line with `Lines`.
-    static func start(_ arguments: [String]) throws -> (Process, Lines) {
+    /// Starts `script` (tls_peer.py unless told) with `arguments`; its stdout is read line by line with `Lines`.
+    static func start(_ arguments: [String], script: String = "scripts/fixtures/tls_peer.py") throws -> (Process, Lines) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try Python.interpreter())
-        process.arguments = [Python.script("scripts/fixtures/tls_peer.py")] + arguments
+        process.arguments = [Python.script(script)] + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -165,6 +165,18 @@ enum PythonPeer {
 
     /// Writes `credential` as PEM files (chain [leaf, CA] and the leaf's PKCS#8 key) into a new temporary folder.
     static func writePEM(_ credential: TLSCredential) throws -> (folder: String, chain: String, key: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simplex-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let chain = folder.appendingPathComponent("chain.pem")
+        let key = folder.appendingPathComponent("key.pem")
+        let chainText = credential.chain.map { pem("CERTIFICATE", $0.derRepresentation) }.joined()
+        try chainText.write(to: chain, atomically: true, encoding: .utf8)
+        try pem("PRIVATE KEY", credential.leafKey.pkcs8).write(to: key, atomically: true, encoding: .utf8)
+        return (folder.path, chain.path, key.path)
+    }
+
+    /// Writes an SMP server's chain (2–4 certificates, leaf first) and its leaf's PKCS#8 key as PEM files.
+    static func writePEM(_ credential: ServerCredential) throws -> (folder: String, chain: String, key: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simplex-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let chain = folder.appendingPathComponent("chain.pem")
