@@ -105,7 +105,14 @@ final class HostRemoteControlTests: XCTestCase {
         let v1 = await events.wait("remoteCtrlSessionCode")
         let codeEvent = try XCTUnwrap(v1)
         let code = try XCTUnwrap(codeEvent["sessionCode"]?.stringValue)
-        XCTAssertEqual(code, peer.queue.sync { peer.controller.info?.sessionCode })
+        // The host shows its code once its own TLS handshake is done; the controller's thread may not have read the
+        // host's Finished yet, so its session info can come a moment later.
+        var controllerCode = peer.queue.sync { peer.controller.info?.sessionCode }
+        for _ in 0..<500 where controllerCode == nil {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            controllerCode = peer.queue.sync { peer.controller.info?.sessionCode }
+        }
+        XCTAssertEqual(code, controllerCode)
         XCTAssertEqual(codeEvent["remoteCtrl_"] != nil, known)
         return try await rc.verify(code: code)
     }
