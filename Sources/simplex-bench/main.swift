@@ -92,6 +92,47 @@ func cryptoBenchmark(seconds: Double) throws {
                 + column(base.map { String(format: "%.2fx", value / $0) } ?? "n/a", 9))
     }
     if sink == 42 { print("") }  // keeps the work observable to the optimiser
+    ed25519Benchmark(seconds: seconds, pynacl: theirs)
+}
+
+/// Ed25519 as the session uses it (the 64-byte SHA-512 digests of xrcp.md §9.3): our wrapper beside libsodium called
+/// directly, OpenSSL's EVP calls (the previous implementation) and PyNaCl, in one run. Goal: at least libsodium's rate.
+func ed25519Benchmark(seconds: Double, pynacl: [String: Double]?) {
+    let message = SecureRandom.bytes(64)
+    let signer = Ed25519.PrivateKey()
+    let signature = signer.signature(for: message)
+    let direct = Ed25519Reference(message: message)
+    var sink = 0
+    let rows: [(String, Double, Double, Double, Double?)] = [
+        (
+            "Ed25519 sign",
+            rate(seconds) { sink &+= Int(signer.signature(for: message).rawRepresentation[0]) },
+            rate(seconds) { sink &+= Int(direct.sign()) },
+            rate(seconds) { sink &+= Int(signer.signatureThroughOpenSSL(for: message).rawRepresentation[0]) },
+            pynacl?["Ed25519 sign"]
+        ),
+        (
+            "Ed25519 verify",
+            rate(seconds) { sink &+= signer.publicKey.isValidSignature(signature, for: message) ? 1 : 0 },
+            rate(seconds) { sink &+= direct.verify() ? 1 : 0 },
+            rate(seconds) { sink &+= signer.publicKey.isValidSignatureThroughOpenSSL(signature, for: message) ? 1 : 0 },
+            pynacl?["Ed25519 verify"]
+        ),
+    ]
+    func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+    print("")
+    print(
+        "Ed25519, 64-byte message".padding(toLength: 26, withPad: " ", startingAt: 0) + cell("ours/s", 12)
+            + cell("libsodium/s", 13) + cell("ours/floor", 12) + cell("OpenSSL/s", 12) + cell("OpenSSL/floor", 15)
+            + cell("PyNaCl/s", 11) + "   (floor: libsodium called directly; goal: ours ≥ 1.00×)")
+    for (name, ours, floor, openSSL, py) in rows {
+        print(
+            name.padding(toLength: 26, withPad: " ", startingAt: 0) + cell(String(format: "%.1f", ours), 12)
+                + cell(String(format: "%.1f", floor), 13) + cell(String(format: "%.2fx", ours / floor), 12)
+                + cell(String(format: "%.1f", openSSL), 12) + cell(String(format: "%.2fx", openSSL / floor), 15)
+                + cell(py.map { String(format: "%.1f", $0) } ?? "n/a", 11))
+    }
+    if sink == 42 { print("") }
 }
 
 /// Round trips with fresh random keys; exits non-zero on the first mismatch.
