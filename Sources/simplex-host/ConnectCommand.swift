@@ -29,7 +29,7 @@ enum ConnectCommand {
             var step = PersonSession.Step.none
             switch input {
             case .remoteEvent(let event): step = session.handle(event: event)
-            case .automaticResponse(let envelope): step = session.handle(verified: .init(envelope: envelope, reason: nil))
+            case .automaticResponse(let answer): step = session.handle(verified: answer)
             case .line(let line): step = await session.answer(line) ?? .none
             case .endOfInput: step = await session.unanswered() ?? .none  // without a terminal the session goes on
             case .signal:

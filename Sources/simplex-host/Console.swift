@@ -8,7 +8,7 @@ enum ConsoleInput: Sendable {
     case endOfInput
     case signal(Int32)
     case remoteEvent(RemoteControlEvent)
-    case automaticResponse([UInt8])
+    case automaticResponse(CommandRouter.Answer)
     case coreEvent([UInt8])
     case controllerTooSlow(Int)
 }

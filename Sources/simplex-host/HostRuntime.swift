@@ -87,7 +87,7 @@ final class HostRuntime: Sendable {
         /// A remote-control event (xrcp.md §14.3).
         var remoteEvent: @Sendable (RemoteControlEvent) -> Void
         /// The envelope of a command the reconnector ran on the user's behalf.
-        var automaticResponse: @Sendable ([UInt8]) -> Void
+        var automaticResponse: @Sendable (CommandRouter.Answer) -> Void
         /// The controller fell behind on events and its session was ended.
         var controllerTooSlow: @Sendable (Int) -> Void
     }

@@ -34,7 +34,7 @@ enum InteractiveMode {
         for await input in console.inputs {
             switch input {
             case .remoteEvent(let event): _ = session.handle(event: event)
-            case .automaticResponse(let envelope): _ = session.handle(verified: .init(envelope: envelope, reason: nil))
+            case .automaticResponse(let answer): _ = session.handle(verified: answer)
             case .coreEvent(let envelope): Say.line(String(decoding: envelope, as: UTF8.self))
             case .controllerTooSlow(let bound):
                 Say.error("the desktop stopped fetching events (\(bound) waiting), so its session was ended")

@@ -19,7 +19,10 @@ enum ScriptingMode {
                         Task { await output.write(Scripting.event(event.json)) }
                     },
                     // What the reconnector ran answers like a command, without a corrId.
-                    automaticResponse: { envelope in Task { await output.write(Scripting.response(envelope, corrId: nil)) } },
+                    automaticResponse: { answer in
+                        if let reason = answer.reason { Say.error(reason) }
+                        Task { await output.write(Scripting.response(answer.envelope, corrId: nil)) }
+                    },
                     controllerTooSlow: { bound in
                         Say.error("the controller stopped fetching events (\(bound) waiting), so its session was ended")
                     }))
