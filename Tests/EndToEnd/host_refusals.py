@@ -68,8 +68,13 @@ def main():
 
         seeds = [bytes([i]) * 32 for i in range(1, 4)]
         def signed(app, legacy=False):
-            return peer.render_invitation(bytes(range(32)), "127.0.0.1", 9, app, int(time.time()), seeds[0], seeds[1],
-                                          peer.x25519_pub(seeds[2]), legacy_idsig=legacy)
+            ts = int(time.time())
+            while True:
+                uri = peer.render_invitation(bytes(range(32)), "127.0.0.1", 9, app, ts, seeds[0], seeds[1],
+                                             peer.x25519_pub(seeds[2]), legacy_idsig=legacy)
+                if not legacy or not peer.legacy_equals_current(uri):
+                    return uri
+                ts += 1
         old = peer.controller_app_info("Old Desktop", True, "6.4.0", "6.4.5.1")
         newer = peer.controller_app_info("New Desktop", True, "6.6.0.1", "6.6.2")
         refuse("v1", signed(old, legacy=True), {"type": "badInvitation"},

@@ -265,8 +265,14 @@ final class HostRemoteControlTests: XCTestCase {
         var invitation = peer.controller.signed.invitation
         let old = AppVersionRange(min: AppVersion([6, 4, 0]), max: AppVersion([6, 4, 5, 1]))
         invitation.app = ControllerAppInfo(appVersionRange: old, deviceName: "Old Desktop").json
+        // An ssig whose base64 has no "+" or "/" reads the same in both alphabets, and its legacy idsig is a current
+        // one (the reference then answers badVersion): the timestamp moves until the two differ.
+        var ssig = peer.controller.sessionKey.signature(for: Array(invitation.unsignedURI.utf8)).rawRepresentation
+        while Base64.encode(ssig) == Base64.encode(ssig, alphabet: .standard) {
+            invitation.timestamp += 1
+            ssig = peer.controller.sessionKey.signature(for: Array(invitation.unsignedURI.utf8)).rawRepresentation
+        }
         let unsigned = invitation.unsignedURI
-        let ssig = peer.controller.sessionKey.signature(for: Array(unsigned.utf8)).rawRepresentation
         let idsig = peer.controller.identity.signature(
             for: Array((unsigned + "&ssig=" + Base64.encode(ssig, alphabet: .standard)).utf8)
         ).rawRepresentation
