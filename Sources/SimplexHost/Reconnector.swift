@@ -35,7 +35,7 @@ public actor Reconnector {
             _ = try await remoteControl.find()
             searching = true
         } catch {
-            switch error {
+            switch error.withoutReason {
             case .remoteCtrl(.busy): break  // a session is up; its end brings us back
             default: retry()  // no known controller yet, or the multicast socket failed: try again later
             }
