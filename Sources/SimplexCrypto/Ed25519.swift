@@ -1,6 +1,9 @@
 internal import COpenSSL
+internal import CSodium
 
-/// Ed25519 (RFC 8032, pure) through OpenSSL: session, identity and certificate keys (xrcp.md §1.4).
+/// Ed25519 (RFC 8032, pure): session, identity and certificate keys (xrcp.md §1.4). Signing and verifying run in
+/// libsodium (`crypto_sign_detached`, `crypto_sign_verify_detached`), measured faster than OpenSSL's EVP calls by
+/// simplex-bench; the keys also live in OpenSSL, which signs the TLS handshakes and certificates with them.
 public enum Ed25519 {
     public struct PublicKey: Hashable, Sendable {
         /// The 32-byte key.
@@ -28,6 +31,14 @@ public enum Ed25519 {
         public var spki: [UInt8] { KeyDER.spkiPrefix(KeyDER.ed25519OID) + rawRepresentation }
 
         public func isValidSignature(_ signature: Signature, for message: [UInt8]) -> Bool {
+            requireSodium()
+            return crypto_sign_verify_detached(signature.rawRepresentation, message, UInt64(message.count), rawRepresentation)
+                == 0
+        }
+
+        /// The same check through OpenSSL's EVP interface (what the keys used before libsodium); simplex-bench
+        /// measures both in one run.
+        public func isValidSignatureThroughOpenSSL(_ signature: Signature, for message: [UInt8]) -> Bool {
             guard let ctx = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(ctx) }
             guard EVP_DigestVerifyInit(ctx, nil, nil, nil, key.pointer) == 1 else {
@@ -45,12 +56,14 @@ public enum Ed25519 {
 
     public struct PrivateKey: Sendable {
         let key: EVPKey
+        let signing: SodiumSigningKey
         public let publicKey: PublicKey
 
         /// A new random key.
         public init() {
             key = EVPKey.generate(EVP_PKEY_ED25519)
             publicKey = PublicKey(validated: key.rawPublicKey, key: key)
+            signing = SodiumSigningKey(seed: key.rawPrivateKey, publicKey: publicKey.rawRepresentation)
         }
 
         /// From the 32-byte seed (RFC 8032's private key).
@@ -58,6 +71,7 @@ public enum Ed25519 {
             try checkLength(seed, 32, "Ed25519 seed")
             key = try EVPKey.rawPrivate(EVP_PKEY_ED25519, seed)
             publicKey = try PublicKey(rawRepresentation: key.rawPublicKey)
+            signing = SodiumSigningKey(seed: seed, publicKey: publicKey.rawRepresentation)
         }
 
         /// From the PKCS#8 form SimpleX stores (48 bytes, RFC 8410 without the public key).
@@ -71,7 +85,11 @@ public enum Ed25519 {
         package var openSSLKey: OpaquePointer { key.pointer }
         public var pkcs8: [UInt8] { KeyDER.pkcs8Prefix(KeyDER.ed25519OID) + seed }
 
-        public func signature(for message: [UInt8]) -> Signature {
+        public func signature(for message: [UInt8]) -> Signature { Signature(validated: signing.sign(message)) }
+
+        /// The same signature through OpenSSL's EVP interface (Ed25519 is deterministic: the same bytes); simplex-bench
+        /// measures both in one run.
+        public func signatureThroughOpenSSL(for message: [UInt8]) -> Signature {
             guard let ctx = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
             defer { EVP_MD_CTX_free(ctx) }
             var sig = [UInt8](repeating: 0, count: 64)
@@ -94,4 +112,65 @@ public enum Ed25519 {
 
         init(validated raw: [UInt8]) { rawRepresentation = raw }
     }
+}
+
+/// libsodium's 64-byte Ed25519 secret key (seed || public key), wiped when the last copy of the private key goes.
+final class SodiumSigningKey: Sendable {
+    // Immutable after init; only read (by libsodium) afterwards.
+    private nonisolated(unsafe) let secret: UnsafeMutablePointer<UInt8>
+
+    init(seed: [UInt8], publicKey: [UInt8]) {
+        requireSodium()
+        secret = .allocate(capacity: Int(crypto_sign_SECRETKEYBYTES))
+        for i in 0..<32 {
+            secret[i] = seed[i]
+            secret[32 + i] = publicKey[i]
+        }
+    }
+
+    deinit {
+        sodium_memzero(secret, Int(crypto_sign_SECRETKEYBYTES))
+        secret.deallocate()
+    }
+
+    func sign(_ message: [UInt8]) -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
+        let rc = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secret)
+        precondition(rc == 0, "crypto_sign_detached failed")
+        return signature
+    }
+}
+
+/// libsodium's Ed25519 called directly on buffers made once, with none of `Ed25519`'s allocations: the reference
+/// simplex-bench measures `Ed25519` against in the same run (its key is random, its message fixed).
+public final class Ed25519Reference: @unchecked Sendable {
+    // Used from one thread at a time (a benchmark loop).
+    private let secret = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_sign_SECRETKEYBYTES))
+    private let publicKey = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_sign_PUBLICKEYBYTES))
+    private let signature = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(crypto_sign_BYTES))
+    private let message: UnsafeMutablePointer<UInt8>
+    private let length: Int
+
+    public init(message bytes: [UInt8]) {
+        requireSodium()
+        length = bytes.count
+        message = .allocate(capacity: max(1, bytes.count))
+        for (i, b) in bytes.enumerated() { message[i] = b }
+        crypto_sign_keypair(publicKey, secret)
+        crypto_sign_detached(signature, nil, message, UInt64(length), secret)
+    }
+
+    deinit {
+        sodium_memzero(secret, Int(crypto_sign_SECRETKEYBYTES))
+        for p in [secret, publicKey, signature, message] { p.deallocate() }
+    }
+
+    /// Signs the message; returns the signature's first byte (to keep the work observable).
+    public func sign() -> UInt8 {
+        crypto_sign_detached(signature, nil, message, UInt64(length), secret)
+        return signature[0]
+    }
+
+    /// Verifies the message's signature.
+    public func verify() -> Bool { crypto_sign_verify_detached(signature, message, UInt64(length), publicKey) == 0 }
 }

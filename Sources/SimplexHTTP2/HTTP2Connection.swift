@@ -56,7 +56,14 @@ public final class HTTP2Connection {
         var deferred = false
     }
 
-    public init(role: Role, maxConcurrentStreams: UInt32 = 100) throws(HTTP2Error) {
+    /// The receive window this side grants, per stream and for the connection. HTTP/2's 65,535 bytes would make a
+    /// file's sender wait for a WINDOW_UPDATE every 32 KiB; a mebibyte keeps a file streaming while its receiver still
+    /// holds at most that much of it.
+    public static let defaultWindow: Int32 = 1 << 20
+
+    public init(role: Role, maxConcurrentStreams: UInt32 = 100, window: Int32 = HTTP2Connection.defaultWindow)
+        throws(HTTP2Error)
+    {
         self.role = role
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw .nghttp2("out of memory") }
@@ -78,10 +85,15 @@ public final class HTTP2Connection {
         nghttp2_session_set_user_data(s, Unmanaged.passUnretained(self).toOpaque())
         var settings = [
             nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maxConcurrentStreams)
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: UInt32(max(65535, window))),
         ]
         let submitted = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         guard submitted == 0 else { throw .nghttp2(Self.errorText(submitted)) }
+        // The connection's window is not a setting: it grows by a WINDOW_UPDATE on stream 0.
+        let widened = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, max(65535, window))
+        guard widened == 0 else { throw .nghttp2(Self.errorText(widened)) }
     }
 
     deinit { nghttp2_session_del(session) }

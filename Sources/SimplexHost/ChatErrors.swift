@@ -44,13 +44,32 @@ public enum ChatError: Error, Equatable, Sendable {
     case store(type: String, fields: [String: CanonicalJSON] = [:])
     /// An error as another core (a host) reported it, passed on unchanged.
     case reported(CanonicalJSON)
+    /// An error with the reason a person needs, beyond its tag: the JSON is the inner error's alone, so the reference's
+    /// tags stay what they are on the wire; the reason goes to the CLI's line and `--json`'s standard error.
+    indirect case explained(ChatError, reason: String)
 
     public static func commandError(_ message: String) -> ChatError {
         .error(type: "commandError", fields: ["message": .string(message)])
     }
 
+    /// This error with `reason` attached (replacing any reason it had).
+    public func because(_ reason: String) -> ChatError { .explained(withoutReason, reason: reason) }
+
+    /// The reason attached by `because`, if any.
+    public var reason: String? {
+        if case .explained(_, let reason) = self { return reason }
+        return nil
+    }
+
+    /// The error as the wire carries it, without its reason.
+    public var withoutReason: ChatError {
+        if case .explained(let inner, _) = self { return inner.withoutReason }
+        return self
+    }
+
     public var json: CanonicalJSON {
         switch self {
+        case .explained(let inner, _): return inner.json
         case .error(let type, let fields):
             return .object([
                 "type": .string("error"), "errorType": .object(fields.merging(["type": .string(type)]) { a, _ in a }),

@@ -21,29 +21,47 @@ public struct CommandRouter: Sendable {
         self.storeFiles = storeFiles
     }
 
+    /// A command's FFI envelope with, for a refusal, the reason a person needs (never part of the envelope).
+    public struct Answer: Sendable {
+        public let envelope: [UInt8]
+        public let reason: String?
+
+        public init(envelope: [UInt8], reason: String?) {
+            self.envelope = envelope
+            self.reason = reason
+        }
+    }
+
     /// Runs a line typed locally; returns the FFI envelope.
-    public func executeLocal(_ line: String) async -> [UInt8] {
+    public func executeLocal(_ line: String) async -> [UInt8] { await answer(line).envelope }
+
+    /// Runs a line typed locally; returns the FFI envelope and the reason of a remote-control refusal.
+    public func answer(_ line: String) async -> Answer {
         let parsed = try? ChatCommand(parsing: line)
         guard let command = parsed, RemotePolicy.remoteControl.contains(command.name) else {
             if await remoteControl.isConnected {
-                return Envelope.error(
-                    .commandError("the host is controlled remotely: stop the remote session first (/stop remote ctrl)"))
+                return Answer(
+                    envelope: Envelope.error(
+                        .commandError("the host is controlled remotely: stop the remote session first (/stop remote ctrl)")),
+                    reason: nil)
             }
             if let parsed, let storeFiles, HostStoreFiles.changesFiles(parsed) {
-                return await storeFiles.around(parsed) { await backend.execute(line) }
+                return Answer(envelope: await storeFiles.around(parsed) { await backend.execute(line) }, reason: nil)
             }
-            return await backend.execute(line)
+            return Answer(envelope: await backend.execute(line), reason: nil)
         }
-        if command.name != .setLocalDeviceName, let refusal = await backend.remoteControlPrecondition() { return refusal }
+        if command.name != .setLocalDeviceName, let refusal = await backend.remoteControlPrecondition() {
+            return Answer(envelope: refusal, reason: nil)
+        }
         switch command.name {
         case .connectRemoteCtrl, .findKnownRemoteCtrl, .deleteRemoteCtrl: await reconnector?.userCommand(stop: false)
         case .stopRemoteCtrl: await reconnector?.userCommand(stop: true)
         default: break
         }
         do {
-            return Envelope.result(try await remoteControlCommand(command))
+            return Answer(envelope: Envelope.result(try await remoteControlCommand(command)), reason: nil)
         } catch {
-            return Envelope.error(error)
+            return Answer(envelope: Envelope.error(error), reason: error.reason)
         }
     }
 

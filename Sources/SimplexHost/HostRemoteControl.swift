@@ -30,6 +30,18 @@ public struct MulticastSettings: Sendable {
     public init() {}
 }
 
+/// A remote-control event for the host's own UI, with the reason a person needs when it reports a failure (the JSON
+/// carries only the reference's tags; the reason goes to the CLI's line and `--json`'s standard error).
+public struct RemoteControlEvent: Sendable {
+    public let json: CanonicalJSON
+    public let reason: String?
+
+    public init(_ json: CanonicalJSON, reason: String? = nil) {
+        self.json = json
+        self.reason = reason
+    }
+}
+
 /// The host role's eight remote-control commands (xrcp.md §14), with their responses, events and errors as JSON.
 /// One session at a time; events go to `emit` (the host's own UI queue, never the controller).
 public actor HostRemoteControl {
@@ -64,7 +76,7 @@ public actor HostRemoteControl {
 
     private let store: ChatStoreActor
     private let handler: any RemoteHostHandler
-    private let emit: @Sendable (CanonicalJSON) -> Void
+    private let emit: @Sendable (RemoteControlEvent) -> Void
     private let now: @Sendable () -> Int64
     public var timeouts: RemoteControlTimeouts
     public var multicast: MulticastSettings
@@ -76,7 +88,7 @@ public actor HostRemoteControl {
     public init(
         store: ChatStoreActor, handler: any RemoteHostHandler, deviceName: String = "SimpleX CLI",
         timeouts: RemoteControlTimeouts = RemoteControlTimeouts(), multicast: MulticastSettings = MulticastSettings(),
-        now: (@Sendable () -> Int64)? = nil, emit: @escaping @Sendable (CanonicalJSON) -> Void
+        now: (@Sendable () -> Int64)? = nil, emit: @escaping @Sendable (RemoteControlEvent) -> Void
     ) {
         self.store = store
         self.handler = handler
@@ -99,7 +111,10 @@ public actor HostRemoteControl {
     public func connect(uri: String) async throws(ChatError) -> CanonicalJSON {
         guard session == nil else { throw .remoteCtrl(.busy) }
         let verified: VerifiedInvitation
-        do { verified = try SignedInvitation(uri: uri).verified() } catch { throw .remoteCtrl(.badInvitation) }
+        do { verified = try SignedInvitation.verify(uri: uri) } catch {
+            // The reference verifies before it reads the app info, so a legacy-signed link is `badInvitation` too.
+            throw ChatError.remoteCtrl(.badInvitation).because(RefusalReasons.invitation(error))
+        }
         return try await start(verified)
     }
 
@@ -164,18 +179,25 @@ public actor HostRemoteControl {
         attempt.verifying = true
         do { try await connection.verify(code: code) } catch {
             session = nil
-            let chatError = Self.chatError(error)
-            stopped(state: Self.pendingState(shown), reason: "setupFailed", chatError)
+            let chatError = Self.chatError(error).because(RefusalReasons.session(error, step: .helloSent))
+            stopped(state: Self.pendingState(shown), stopType: "setupFailed", chatError)
             throw chatError
         }
         let ok = await waitEstablished(attempt)
         guard ok, case .pendingConfirmation? = session else {
-            let chatError =
-                attempt.endError.map(Self.chatError) ?? (attempt.ended ? .remoteCtrl(.inactive) : .remoteCtrl(.timeout))
+            let chatError: ChatError
+            if let error = attempt.endError {
+                chatError = Self.chatError(error).because(RefusalReasons.session(error, step: .helloSent))
+            } else if attempt.ended {
+                chatError = ChatError.remoteCtrl(.inactive).because(RefusalReasons.closed(at: .helloSent))
+            } else {
+                chatError = ChatError.remoteCtrl(.timeout).because(
+                    "the controller sent no HELLO within \(RefusalReasons.seconds(timeouts.hello)) of ours")
+            }
             if case .pendingConfirmation? = session {
                 session = nil
                 await connection.stop()
-                stopped(state: Self.pendingState(shown), reason: "setupFailed", chatError)
+                stopped(state: Self.pendingState(shown), stopType: "setupFailed", chatError)
             }
             throw chatError
         }
@@ -193,7 +215,7 @@ public actor HostRemoteControl {
         } catch {
             await connection.stop()
             session = nil
-            throw .remoteCtrl(.badInvitation)
+            throw ChatError.remoteCtrl(.badInvitation).because("the controller's app info does not parse: \(error)")
         }
         session = .connected(attempt, code: shown, record: record)
         if attempt.ended {
@@ -278,18 +300,30 @@ public actor HostRemoteControl {
     private func start(_ verified: VerifiedInvitation) async throws(ChatError) -> CanonicalJSON {
         let invitation = verified.invitation
         let controller: ControllerAppInfo
-        do { controller = try invitation.appInfo() } catch { throw .remoteCtrl(.badInvitation) }
-        guard let appVersion = AppVersionRange.supported.negotiate(with: controller.appVersionRange) else {
-            throw .remoteCtrl(.badVersion(controller.appVersionRange.max))
+        do { controller = try invitation.appInfo() } catch {
+            throw ChatError.remoteCtrl(.badInvitation).because(
+                "the link's app info does not parse: \(RefusalReasons.xrcp(error))")
         }
-        guard invitation.versions.intersection(XRCPVersion.supported) != nil else { throw .rcp(.version) }
+        guard let appVersion = AppVersionRange.supported.negotiate(with: controller.appVersionRange) else {
+            throw ChatError.remoteCtrl(.badVersion(controller.appVersionRange.max)).because(
+                RefusalReasons.appVersions(controller: controller.appVersionRange))
+        }
+        guard invitation.versions.intersection(XRCPVersion.supported) != nil else {
+            throw ChatError.rcp(.version).because(
+                "the controller speaks XRCP \(invitation.versions), this host \(XRCPVersion.supported): update "
+                    + (invitation.versions.min > XRCPVersion.supported.max ? "simplex-host" : "SimpleX on the controller"))
+        }
         let known: RemoteControllerRecord?
         do {
             known = try await store.remoteControllers { (s) throws(PairingStoreError) in try s.find(fingerprint: invitation.ca) }
         } catch {
             throw Self.storeError(error)
         }
-        if let known, known.identityKey != invitation.identityKey { throw .remoteCtrl(.protocolError(.remoteControl(.identity))) }
+        if let known, known.identityKey != invitation.identityKey {
+            throw ChatError.remoteCtrl(.protocolError(.remoteControl(.identity))).because(
+                "the link's identity key (idkey) is not the one paired with \(known.deviceName) (\(known.id)) for its CA: "
+                    + "forget that pairing to pair again")
+        }
         let time = now()
         let authority: CertificateAuthority
         do { authority = try known?.authority ?? CertificateAuthority.generate(now: time, hoursBefore: 1) } catch {
@@ -344,7 +378,10 @@ public actor HostRemoteControl {
         guard case .connecting(let a)? = session, a === attempt else { return }
         session = nil
         await attempt.connection?.stop()
-        stopped(state: .object(["type": .string("connecting")]), reason: "connectionFailed", .remoteCtrl(.timeout))
+        stopped(
+            state: .object(["type": .string("connecting")]), stopType: "connectionFailed",
+            ChatError.remoteCtrl(.timeout).because(
+                "the TLS handshake with the controller did not finish within \(RefusalReasons.seconds(timeouts.tls))"))
     }
 
     private func connectFailed(_ attempt: Attempt, _ error: any Error) {
@@ -356,7 +393,9 @@ public actor HostRemoteControl {
         } else {
             text = "\(error)"
         }
-        stopped(state: .object(["type": .string("connecting")]), reason: "connectionFailed", .rcp(.exception(text)))
+        stopped(
+            state: .object(["type": .string("connecting")]), stopType: "connectionFailed",
+            ChatError.rcp(.exception(text)).because("could not connect: \(text)"))
     }
 
     private func notice(_ notice: HostConnection.Notice, _ attempt: Attempt) async {
@@ -366,7 +405,7 @@ public actor HostRemoteControl {
             session = .pendingConfirmation(attempt, code: code)
             var event: [String: CanonicalJSON] = ["type": .string("remoteCtrlSessionCode"), "sessionCode": .string(code)]
             if let known = attempt.known { event["remoteCtrl_"] = Self.info(known, state: Self.pendingState(code)) }
-            emit(.object(event))
+            emit(RemoteControlEvent(.object(event)))
         case .established(_, let compression):
             attempt.compression = compression
             attempt.establishedState = true
@@ -385,18 +424,16 @@ public actor HostRemoteControl {
                     let hint = NetDiagnostics.clockHint(invitationTime: attempt.invitation.invitation.timestamp, now: now())
                 {
                     stopped(
-                        state: .object(["type": .string("connecting")]), reason: "connectionFailed",
+                        state: .object(["type": .string("connecting")]), stopType: "connectionFailed",
                         .rcp(.exception("the controller's certificate is not valid at this time: \(hint)")))
                     return
                 }
                 stopped(
-                    state: .object(["type": .string("connecting")]), reason: "connectionFailed",
-                    error.map(Self.chatError) ?? .remoteCtrl(.inactive))
+                    state: .object(["type": .string("connecting")]), stopType: "connectionFailed",
+                    Self.ended(error, at: .tlsHandshake))
             case .pendingConfirmation(let a, let code)? where a === attempt && !attempt.verifying:
                 session = nil
-                stopped(
-                    state: Self.pendingState(code), reason: "connectionFailed",
-                    error.map(Self.chatError) ?? .remoteCtrl(.inactive))
+                stopped(state: Self.pendingState(code), stopType: "connectionFailed", Self.ended(error, at: .codeShown))
             case .connected(let a, let code, _)? where a === attempt:
                 session = nil
                 emitDisconnected(code: code)
@@ -431,30 +468,42 @@ public actor HostRemoteControl {
             "compatible": .bool(app.flatMap { AppVersionRange.supported.negotiate(with: $0.appVersionRange) } != nil),
         ]
         if let app { event["ctrlAppInfo_"] = Self.apiAppInfo(app) }
-        emit(.object(event))
+        emit(RemoteControlEvent(.object(event)))
     }
 
     private func discoveryEnded() {
         guard case .searching(_, nil)? = session else { return }
         session = nil
-        stopped(state: .object(["type": .string("searching")]), reason: "discoveryFailed", .rcp(.notDiscovered))
+        stopped(
+            state: .object(["type": .string("searching")]), stopType: "discoveryFailed",
+            ChatError.rcp(.notDiscovered).because(
+                "no known controller's announcement arrived within \(RefusalReasons.seconds(timeouts.discovery))"))
     }
 
     private func emitDisconnected(code: String) {
         emit(
-            .object([
-                "type": .string("remoteCtrlStopped"),
-                "rcsState": .object(["type": .string("connected"), "sessionCode": .string(code)]),
-                "rcStopReason": .object(["type": .string("disconnected")]),
-            ]))
+            RemoteControlEvent(
+                .object([
+                    "type": .string("remoteCtrlStopped"),
+                    "rcsState": .object(["type": .string("connected"), "sessionCode": .string(code)]),
+                    "rcStopReason": .object(["type": .string("disconnected")]),
+                ])))
     }
 
-    private func stopped(state: CanonicalJSON, reason: String, _ error: ChatError) {
+    private func stopped(state: CanonicalJSON, stopType: String, _ error: ChatError) {
         emit(
-            .object([
-                "type": .string("remoteCtrlStopped"), "rcsState": state,
-                "rcStopReason": .object(["type": .string(reason), "chatError": error.json]),
-            ]))
+            RemoteControlEvent(
+                .object([
+                    "type": .string("remoteCtrlStopped"), "rcsState": state,
+                    "rcStopReason": .object(["type": .string(stopType), "chatError": error.json]),
+                ]), reason: error.reason))
+    }
+
+    /// The connection ended before the session was up: the error it ended with, or `inactive` for a plain close, with
+    /// the step it ended at.
+    private static func ended(_ error: HostSessionError?, at step: RefusalReasons.Step) -> ChatError {
+        guard let error else { return ChatError.remoteCtrl(.inactive).because(RefusalReasons.closed(at: step)) }
+        return chatError(error).because(RefusalReasons.session(error, step: step))
     }
 
     // MARK: JSON

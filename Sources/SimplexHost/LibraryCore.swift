@@ -1,6 +1,6 @@
 internal import CLibSimplex
 internal import Foundation
-internal import SimplexEncoding
+public import SimplexEncoding
 import Synchronization
 
 /// A libsimplex loaded at run time (`simplex-host --core-lib PATH`) as the host's core: the official library or ours,
@@ -94,6 +94,15 @@ public final class LibraryCore: ChatBackend {
         // "" is the library's timeout.
         guard let event, !event.isEmpty else { return nil }
         return event
+    }
+
+    /// `getFile`: the library keeps the file records; they are read through its command API (`RecordedFiles`), and the
+    /// path is relative to the files folder the host gave it (`/set file paths`).
+    public func recordedFilePath(userId: Int64, fileId: Int64, sent: Bool, fileSource: CanonicalJSON) async -> Result<
+        String, ChatErrorEnvelope
+    > {
+        await RecordedFiles(execute: { [self] in await execute($0) }).path(
+            userId: userId, fileId: fileId, sent: sent, fileSource: fileSource)
     }
 
     /// What a command answers if the library breaks its promise never to return NULL.

@@ -12,7 +12,7 @@ public actor Reconnector {
     private let remoteControl: HostRemoteControl
     /// Seconds between a failed attempt and the next search, so a broken network does not spin.
     private let retryDelay: Double
-    private let report: @Sendable ([UInt8]) -> Void
+    private let report: @Sendable (CommandRouter.Answer) -> Void
     private var enabled = true
     /// The search in progress is ours: a busy answer to the user's `/connect` or `/find` would be wrong.
     private var searching = false
@@ -20,7 +20,9 @@ public actor Reconnector {
 
     /// `report` hears the envelopes of the commands run on the user's behalf (`remoteCtrlConnecting`,
     /// `remoteCtrlConnected`, errors), as the UI would have seen them.
-    public init(remoteControl: HostRemoteControl, retryDelay: Double = 1, report: @escaping @Sendable ([UInt8]) -> Void) {
+    public init(
+        remoteControl: HostRemoteControl, retryDelay: Double = 1, report: @escaping @Sendable (CommandRouter.Answer) -> Void
+    ) {
         self.remoteControl = remoteControl
         self.retryDelay = retryDelay
         self.report = report
@@ -33,7 +35,7 @@ public actor Reconnector {
             _ = try await remoteControl.find()
             searching = true
         } catch {
-            switch error {
+            switch error.withoutReason {
             case .remoteCtrl(.busy): break  // a session is up; its end brings us back
             default: retry()  // no known controller yet, or the multicast socket failed: try again later
             }
@@ -62,14 +64,16 @@ public actor Reconnector {
         case "remoteCtrlFound":
             guard searching, let id = event["remoteCtrl"]?["remoteCtrlId"]?.integerValue else { return }
             searching = false
-            do { report(Envelope.result(try await remoteControl.confirm(id: id))) } catch {
-                report(Envelope.error(error))
+            do { report(.init(envelope: Envelope.result(try await remoteControl.confirm(id: id)), reason: nil)) } catch {
+                report(.init(envelope: Envelope.error(error), reason: error.reason))
                 retry()
             }
         case "remoteCtrlSessionCode":
             // Known controllers only: a new one is verified by a person comparing the codes.
             guard event["remoteCtrl_"] != nil, let code = event["sessionCode"]?.stringValue else { return }
-            do { report(Envelope.result(try await remoteControl.verify(code: code))) } catch { report(Envelope.error(error)) }
+            do { report(.init(envelope: Envelope.result(try await remoteControl.verify(code: code)), reason: nil)) } catch {
+                report(.init(envelope: Envelope.error(error), reason: error.reason))
+            }
         case "remoteCtrlStopped":
             searching = false
             retry()

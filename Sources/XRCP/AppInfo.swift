@@ -51,10 +51,12 @@ public struct AppVersionRange: Hashable, Sendable {
     var json: CanonicalJSON { .object(["minVersion": .string(min.description), "maxVersion": .string(max.description)]) }
 
     init(json: CanonicalJSON) throws(XRCPError) {
-        guard let lo = json["minVersion"]?.stringValue.flatMap(AppVersion.init),
-            let hi = json["maxVersion"]?.stringValue.flatMap(AppVersion.init)
-        else { throw .syntax("appVersionRange") }
-        self.init(min: lo, max: hi)
+        func version(_ name: String) throws(XRCPError) -> AppVersion {
+            guard let text = json[name]?.stringValue else { throw .syntax("appVersionRange has no \(name) string") }
+            guard let v = AppVersion(text) else { throw .syntax("appVersionRange \(name) \"\(text)\" is not a version") }
+            return v
+        }
+        self.init(min: try version("minVersion"), max: try version("maxVersion"))
     }
 }
 
@@ -78,9 +80,9 @@ public struct ControllerAppInfo: Hashable, Sendable {
 
     /// Unknown fields are ignored; an absent `compression` is false.
     public init(json: CanonicalJSON) throws(XRCPError) {
-        guard case .object = json, let name = json["deviceName"]?.stringValue, let range = json["appVersionRange"] else {
-            throw .syntax("controller app info")
-        }
+        guard case .object = json else { throw .syntax("controller app info is not a JSON object") }
+        guard let name = json["deviceName"]?.stringValue else { throw .syntax("controller app info has no deviceName string") }
+        guard let range = json["appVersionRange"] else { throw .syntax("controller app info has no appVersionRange") }
         self.init(
             appVersionRange: try AppVersionRange(json: range), deviceName: name,
             compression: json["compression"]?.boolValue ?? false)
@@ -117,11 +119,15 @@ public struct HostAppInfo: Hashable, Sendable {
     }
 
     public init(json: CanonicalJSON) throws(XRCPError) {
-        guard case .object = json, let v = json["appVersion"]?.stringValue.flatMap(AppVersion.init),
-            let name = json["deviceName"]?.stringValue,
-            let enc = json["encoding"]?.stringValue.flatMap(Encoding.init(rawValue:)),
-            let files = json["encryptFiles"]?.boolValue
-        else { throw .syntax("host app info") }
+        guard case .object = json else { throw .syntax("host app info is not a JSON object") }
+        guard let v = json["appVersion"]?.stringValue.flatMap(AppVersion.init) else {
+            throw .syntax("host app info has no appVersion version string")
+        }
+        guard let name = json["deviceName"]?.stringValue else { throw .syntax("host app info has no deviceName string") }
+        guard let enc = json["encoding"]?.stringValue.flatMap(Encoding.init(rawValue:)) else {
+            throw .syntax("host app info encoding is not \"swift\" or \"kotlin\"")
+        }
+        guard let files = json["encryptFiles"]?.boolValue else { throw .syntax("host app info has no encryptFiles boolean") }
         self.init(
             appVersion: v, deviceName: name, encoding: enc, encryptFiles: files,
             compression: json["compression"]?.boolValue ?? false)

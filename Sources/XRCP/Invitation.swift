@@ -127,33 +127,40 @@ public struct SignedInvitation: Sendable, Equatable {
             return s
         }
         func key(_ name: String) throws(XRCPError) -> [UInt8] {
-            do { return try Base64.decode(try text(name)) } catch { throw .syntax("\(name) is not base64url") }
+            let value = try text(name)
+            do { return try Base64.decode(value) } catch { throw .syntax("\(name) is not base64url") }
         }
 
         let versions: VersionRange
-        do { versions = try VersionRange(text: try text("v")) } catch { throw .syntax("invalid version range") }
+        let versionText = try text("v")
+        do { versions = try VersionRange(text: versionText) } catch { throw .syntax("invalid version range") }
         let app: CanonicalJSON
-        do { app = try CanonicalJSON.parse(try param("app")) } catch { throw .syntax("app is not JSON: \(error)") }
+        let appBytes = try param("app")
+        do { app = try CanonicalJSON.parse(appBytes) } catch { throw .syntax("app is not JSON: \(error)") }
         let tsText = try text("ts")
-        guard tsText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let ts = Int64(tsText) else { throw .syntax("invalid ts") }
-        let invitation: Invitation
-        do {
-            invitation = Invitation(
-                ca: ca, host: host, port: port, versions: versions, app: app, timestamp: ts,
-                sessionKey: try Ed25519.PublicKey(spki: try key("skey")),
-                identityKey: try Ed25519.PublicKey(spki: try key("idkey")),
-                dh: try X25519.PublicKey(spki: try key("dh")))
-        } catch let e as XRCPError {
-            throw e
-        } catch {
-            throw .syntax("invalid key: \(error)")
+        guard !tsText.isEmpty, tsText.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw .syntax("ts is not a decimal number of seconds")
         }
-        let ssig: Ed25519.Signature
-        let idsig: Ed25519.Signature
-        do {
-            ssig = try Ed25519.Signature(rawRepresentation: Base64.decode(ssigText))
-            idsig = try Ed25519.Signature(rawRepresentation: Base64.decode(idsigText))
-        } catch { throw .syntax("invalid signature encoding") }
+        guard let ts = Int64(tsText) else { throw .syntax("ts \(tsText) is out of range") }
+        func edKey(_ name: String) throws(XRCPError) -> Ed25519.PublicKey {
+            do { return try Ed25519.PublicKey(spki: try key(name)) } catch let e as XRCPError { throw e } catch {
+                throw .syntax("\(name) is not an Ed25519 public key")
+            }
+        }
+        let dh: X25519.PublicKey
+        do { dh = try X25519.PublicKey(spki: try key("dh")) } catch let e as XRCPError { throw e } catch {
+            throw .syntax("dh is not an X25519 public key")
+        }
+        let invitation = Invitation(
+            ca: ca, host: host, port: port, versions: versions, app: app, timestamp: ts, sessionKey: try edKey("skey"),
+            identityKey: try edKey("idkey"), dh: dh)
+        func signature(_ name: String, _ text: Substring) throws(XRCPError) -> Ed25519.Signature {
+            do { return try Ed25519.Signature(rawRepresentation: Base64.decode(text)) } catch {
+                throw .syntax("\(name) is not a 64-byte base64url signature")
+            }
+        }
+        let ssig = try signature("ssig", ssigText)
+        let idsig = try signature("idsig", idsigText)
         self.init(
             invitation: invitation, uri: uri, sessionSigned: Array(unsigned.utf8),
             identitySigned: Array(uri[..<idsigRange.lowerBound].utf8), sessionSignature: ssig, identitySignature: idsig)
@@ -161,10 +168,64 @@ public struct SignedInvitation: Sendable, Equatable {
 
     /// Checks both signatures over the bytes the controller signed (§5.4); failure is `invitation`.
     public func verified() throws(XRCPError) -> VerifiedInvitation {
-        guard invitation.sessionKey.isValidSignature(sessionSignature, for: sessionSigned),
-            invitation.identityKey.isValidSignature(identitySignature, for: identitySigned)
-        else { throw .invitation }
+        do { return try verify() } catch { throw .invitation }
+    }
+
+    /// Checks both signatures as `verified()` does, saying which one failed. An `idsig` that verifies only under the
+    /// rule of apps before simplexmq 2026-04-15 (over the standard-base64 rendering of `ssig`, §5.4) is a
+    /// `legacySignature`: the invitation is intact, its app is older than current hosts accept.
+    public func verify() throws(InvitationRefusal) -> VerifiedInvitation {
+        guard invitation.sessionKey.isValidSignature(sessionSignature, for: sessionSigned) else {
+            throw .sessionSignature
+        }
+        guard invitation.identityKey.isValidSignature(identitySignature, for: identitySigned) else {
+            if invitation.identityKey.isValidSignature(identitySignature, for: legacyIdentitySigned) {
+                throw .legacySignature(try? invitation.appInfo())
+            }
+            throw .identitySignature
+        }
         return VerifiedInvitation(invitation: invitation, uri: uri)
+    }
+
+    /// What a legacy controller signed with its identity key: the same prefix with `ssig` in standard base64.
+    var legacyIdentitySigned: [UInt8] {
+        sessionSigned + Array("&ssig=".utf8) + Array(Base64.encode(sessionSignature.rawRepresentation, alphabet: .standard).utf8)
+    }
+
+    /// Parses and verifies `uri`, naming what is wrong with it when it is refused.
+    public static func verify(uri: String) throws(InvitationRefusal) -> VerifiedInvitation {
+        let signed: SignedInvitation
+        do { signed = try SignedInvitation(uri: uri) } catch {
+            if case .syntax(let field) = error { throw .malformed(field) }
+            throw .malformed("\(error)")
+        }
+        return try signed.verify()
+    }
+}
+
+/// Why an invitation is refused (xrcp.md §5.4, §5.5). On the wire every one of them is `invitation` (a host's
+/// `badInvitation`); this names the part that failed, for the person who pasted the link.
+public enum InvitationRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A part of the URI does not parse; the text names the field.
+    case malformed(String)
+    /// `ssig` does not verify with `skey` over the unsigned part.
+    case sessionSignature
+    /// `idsig` does not verify with `idkey`, under the current rule or the legacy one.
+    case identitySignature
+    /// `idsig` verifies only under the legacy rule: the controller's app (when its `app` parses) predates the current
+    /// signing, so it is older than the 6.5.0.12 current hosts accept.
+    case legacySignature(ControllerAppInfo?)
+
+    public var description: String {
+        switch self {
+        case .malformed(let field): return "the link does not parse: \(field)"
+        case .sessionSignature: return "the session signature (ssig) does not verify with the link's skey: the link was changed"
+        case .identitySignature:
+            return "the identity signature (idsig) does not verify with the link's idkey: the link was changed"
+        case .legacySignature(let app):
+            let version = app.map { " (it accepts up to \($0.appVersionRange.max))" } ?? ""
+            return "the link is signed the way SimpleX apps before \(AppVersion.minimumPeer) sign it\(version)"
+        }
     }
 }
 

@@ -90,7 +90,9 @@ enum FileBenchmark {
         var established: Bool { lock.withLock { up } }
     }
 
-    static func run(megabytes: Int) async throws {
+    /// Returns upload and download over the floor (the goal is at least 0.7 each).
+    @discardableResult
+    static func run(megabytes: Int) async throws -> (up: Double, down: Double) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simplex-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -148,6 +150,7 @@ enum FileBenchmark {
                 mb / floor.tls, mb / floor.box, mb / floor.sha))
         print("  the downloaded file \(same ? "equals" : "DIFFERS FROM") the original")
         if !same { throw CocoaError(.fileReadCorruptFile) }
+        return ((mb / up) / floorRate, (mb / down) / floorRate)
     }
 
     private static func write(size: Int, to url: URL) throws {

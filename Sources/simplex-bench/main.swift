@@ -11,6 +11,9 @@
 //                                            encrypted store in one run, with the ratios
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
 //   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
+//   simplex-bench goals [--mb N]             remote control's speed goals in one run: Ed25519 beside libsodium,
+//                                            HELLO beside its crypto, `/v` beside TLS echo + crypto, files (200 MB)
+//                                            beside the floor
 import Foundation
 import SimplexCrypto
 
@@ -92,6 +95,81 @@ func cryptoBenchmark(seconds: Double) throws {
                 + column(base.map { String(format: "%.2fx", value / $0) } ?? "n/a", 9))
     }
     if sink == 42 { print("") }  // keeps the work observable to the optimiser
+    ed25519Benchmark(seconds: seconds, pynacl: theirs)
+}
+
+/// Ed25519 as the session uses it (the 64-byte SHA-512 digests of xrcp.md §9.3): our wrapper beside libsodium called
+/// directly, OpenSSL's EVP calls (the previous implementation) and PyNaCl, in one run. Goal: at least libsodium's rate.
+@discardableResult
+func ed25519Benchmark(seconds: Double, pynacl: [String: Double]?) -> (sign: Double, verify: Double) {
+    let message = SecureRandom.bytes(64)
+    let signer = Ed25519.PrivateKey()
+    let signature = signer.signature(for: message)
+    let direct = Ed25519Reference(message: message)
+    var sink = 0
+    // The three take turns in short rounds and each figure is the median of its rounds, so that a load that comes
+    // and goes on a shared machine falls on all of them alike.
+    func interleaved(_ bodies: [() -> Void]) -> [Double] {
+        let rounds = 9
+        var rates = Array(repeating: [Double](), count: bodies.count)
+        for _ in 0..<rounds {
+            for (i, body) in bodies.enumerated() { rates[i].append(rate(seconds / Double(rounds), body)) }
+        }
+        return rates.map { $0.sorted()[rounds / 2] }
+    }
+    let sign = interleaved([
+        { sink &+= Int(signer.signature(for: message).rawRepresentation[0]) },
+        { sink &+= Int(direct.sign()) },
+        { sink &+= Int(signer.signatureThroughOpenSSL(for: message).rawRepresentation[0]) },
+    ])
+    let verify = interleaved([
+        { sink &+= signer.publicKey.isValidSignature(signature, for: message) ? 1 : 0 },
+        { sink &+= direct.verify() ? 1 : 0 },
+        { sink &+= signer.publicKey.isValidSignatureThroughOpenSSL(signature, for: message) ? 1 : 0 },
+    ])
+    let rows: [(String, Double, Double, Double, Double?)] = [
+        ("Ed25519 sign", sign[0], sign[1], sign[2], pynacl?["Ed25519 sign"]),
+        ("Ed25519 verify", verify[0], verify[1], verify[2], pynacl?["Ed25519 verify"]),
+    ]
+    func cell(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
+    print("")
+    print(
+        "Ed25519, 64-byte message".padding(toLength: 26, withPad: " ", startingAt: 0) + cell("ours/s", 12)
+            + cell("libsodium/s", 13) + cell("ours/floor", 12) + cell("OpenSSL/s", 12) + cell("OpenSSL/floor", 15)
+            + cell("PyNaCl/s", 11) + "   (floor: libsodium called directly; medians of 9 alternating rounds)")
+    for (name, ours, floor, openSSL, py) in rows {
+        print(
+            name.padding(toLength: 26, withPad: " ", startingAt: 0) + cell(String(format: "%.1f", ours), 12)
+                + cell(String(format: "%.1f", floor), 13) + cell(String(format: "%.2fx", ours / floor), 12)
+                + cell(String(format: "%.1f", openSSL), 12) + cell(String(format: "%.2fx", openSSL / floor), 15)
+                + cell(py.map { String(format: "%.1f", $0) } ?? "n/a", 11))
+    }
+    if sink == 42 { print("") }
+    return (rows[0].1 / rows[0].2, rows[1].1 / rows[1].2)
+}
+
+/// The speed goals of remote control in one run, each figure over its floor measured in the same run.
+func goalsBenchmark(seconds: Double, megabytes: Int) async throws {
+    let ed = ed25519Benchmark(seconds: seconds, pynacl: baseline(seconds: seconds))
+    print("")
+    let hello = try SessionBenchmark.setup(rounds: 20)
+    let roundTrip = try await SessionBenchmark.roundTrip(requests: 300)
+    print("")
+    let files = try await FileBenchmark.run(megabytes: megabytes)
+    let goals: [(String, Double, String, Bool)] = [
+        ("Ed25519 sign / libsodium", ed.sign, "≥ 1.00", ed.sign >= 1.0),
+        ("Ed25519 verify / libsodium", ed.verify, "≥ 1.00", ed.verify >= 1.0),
+        ("file upload / floor", files.up, "≥ 0.70", files.up >= 0.7),
+        ("file download / floor", files.down, "≥ 0.70", files.down >= 0.7),
+        ("HELLO to established / its crypto", hello, "≤ 1.20", hello <= 1.2),
+        ("remote /v / (TLS echo + crypto)", roundTrip, "≤ 1.15", roundTrip <= 1.15),
+    ]
+    print("\ngoals, one run:")
+    for (name, ratio, goal, met) in goals {
+        print(
+            "  " + name.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: "%6.2fx", ratio) + "   goal "
+                + goal + (met ? "   met" : "   not met"))
+    }
 }
 
 /// Round trips with fresh random keys; exits non-zero on the first mismatch.
@@ -139,12 +217,16 @@ case "files":
     var megabytes = 1000
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
     try await FileBenchmark.run(megabytes: megabytes)
+case "goals":
+    var megabytes = 200
+    if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
+    try await goalsBenchmark(seconds: seconds, megabytes: megabytes)
 case "store-encryption":
     try StoreEncryptionBenchmark.run(seconds: seconds)
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N]\n"
                 .utf8)
     )
     exit(2)

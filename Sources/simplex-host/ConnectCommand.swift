@@ -11,9 +11,10 @@ enum ConnectCommand {
         } catch { return Say.failure(error) }
         console.start()
         Say.line("Connecting to the desktop as \"\(runtime.deviceName)\"…")
-        let response = await runtime.router.executeLocal("/connect remote ctrl \(link)")
+        let response = await runtime.router.answer("/connect remote ctrl \(link)")
         if let (message, hint) = Say.envelopeError(response) {
-            Say.error("cannot connect: \(message)", hint: hint ?? "copy the link again from SimpleX Desktop (Link a mobile)")
+            let again = response.reason == nil ? "copy the link again from SimpleX Desktop (Link a mobile)" : nil
+            Say.error("cannot connect: \(message)", hint: hint ?? again)
             await runtime.shutdown()
             return ExitCode.failed.rawValue
         }
@@ -28,7 +29,7 @@ enum ConnectCommand {
             var step = PersonSession.Step.none
             switch input {
             case .remoteEvent(let event): step = session.handle(event: event)
-            case .automaticResponse(let envelope): step = session.handle(verified: envelope)
+            case .automaticResponse(let answer): step = session.handle(verified: answer)
             case .line(let line): step = await session.answer(line) ?? .none
             case .endOfInput: step = await session.unanswered() ?? .none  // without a terminal the session goes on
             case .signal:

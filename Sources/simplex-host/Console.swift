@@ -7,8 +7,8 @@ enum ConsoleInput: Sendable {
     case line(String)
     case endOfInput
     case signal(Int32)
-    case remoteEvent(CanonicalJSON)
-    case automaticResponse([UInt8])
+    case remoteEvent(RemoteControlEvent)
+    case automaticResponse(CommandRouter.Answer)
     case coreEvent([UInt8])
     case controllerTooSlow(Int)
 }
@@ -57,14 +57,15 @@ enum Say {
     }
 
     /// A remote-control event as a sentence; nil for those a mode handles itself.
-    static func describe(event: CanonicalJSON) -> String? {
+    static func describe(event remote: RemoteControlEvent) -> String? {
+        let event = remote.json
         switch event["type"]?.stringValue {
         case "remoteCtrlFound":
             let name = event["remoteCtrl"]?["ctrlDeviceName"]?.stringValue ?? "a known desktop"
             let id = event["remoteCtrl"]?["remoteCtrlId"]?.integerValue.map(String.init) ?? "?"
             return "Found \(name) (\(id)) on the local network."
         case "remoteCtrlStopped":
-            return "The session ended: " + stopReason(event)
+            return "The session ended: " + (remote.reason.map { $0 + "." } ?? stopReason(event))
         default: return nil
         }
     }
@@ -95,11 +96,18 @@ enum Say {
         return error.rendered
     }
 
-    /// An envelope's error as a sentence with its hint, or nil when it is a result.
-    static func envelopeError(_ envelope: [UInt8]) -> (message: String, hint: String?)? {
+    /// An envelope's error as a sentence with its hint, or nil when it is a result. The reason of a refusal, when the
+    /// host gave one, is the sentence; the tag follows it.
+    static func envelopeError(_ envelope: [UInt8], reason: String? = nil) -> (message: String, hint: String?)? {
         guard let json = try? CanonicalJSON.parse(envelope), let error = json["error"] else { return nil }
         let hint = Hints.forResponse(.object(["resp": .object(["chatError": error])]))
-        return (errorText(error), hint)
+        guard let reason else { return (errorText(error), hint) }
+        // The reason says more than the hint guessed from the tag alone.
+        return ("\(reason) (\(errorText(error)))", nil)
+    }
+
+    static func envelopeError(_ answer: CommandRouter.Answer) -> (message: String, hint: String?)? {
+        envelopeError(answer.envelope, reason: answer.reason)
     }
 
     /// The items of a JSON array; none for anything else.

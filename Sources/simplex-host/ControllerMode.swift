@@ -73,7 +73,17 @@ enum ControllerMode {
         _ service: ControllerRemoteControl, _ options: ControllerOptions, events: AsyncStream<CanonicalJSON>
     ) async -> Int32 {
         let output = OutputLines()
-        let pump = Task { for await event in events { await output.write(Array(message(event, corrId: nil).rendered.utf8)) } }
+        let pump = Task {
+            for await event in events {
+                // A session that ended for a reason a person can act on says so on standard error too.
+                if event["result"]?["type"]?.stringValue == "remoteHostStopped",
+                    let reason = event["result"]?["rhStopReason"].flatMap(explain)
+                {
+                    FileHandle.standardError.write(Data("simplex-host controller: the session ended: \(reason)\n".utf8))
+                }
+                await output.write(Array(message(event, corrId: nil).rendered.utf8))
+            }
+        }
         for await line in inputLines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let (corrId, command) = Scripting.request(line)
             let envelope = await service.execute(command)
@@ -201,7 +211,12 @@ enum ControllerMode {
             return "the host's certificate is not the one this pairing knows: another device may have used the invitation."
         case "badVersion"?:
             let v = error?["remoteHostError"]?["appVersion"]?.stringValue ?? "?"
-            return "the host's app version \(v) is not supported: update SimpleX on the host (6.5.0.12 or newer)."
+            // The host sends the version it negotiated; below our minimum the host is the older side, else we are.
+            if RefusalReasons.isBelowMinimumPeer(v) {
+                return "the host's app version \(v) is older than this controller accepts: update SimpleX on the host "
+                    + "(phone) to \(RefusalReasons.minimumPeer) or newer."
+            }
+            return "the host's app version \(v) is newer than this controller speaks: update simplex-host."
         default: return nil
         }
     }

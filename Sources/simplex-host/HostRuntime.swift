@@ -85,9 +85,9 @@ final class HostRuntime: Sendable {
         /// A core event while no controller is connected (an FFI envelope).
         var coreEvent: @Sendable ([UInt8]) -> Void
         /// A remote-control event (xrcp.md §14.3).
-        var remoteEvent: @Sendable (CanonicalJSON) -> Void
+        var remoteEvent: @Sendable (RemoteControlEvent) -> Void
         /// The envelope of a command the reconnector ran on the user's behalf.
-        var automaticResponse: @Sendable ([UInt8]) -> Void
+        var automaticResponse: @Sendable (CommandRouter.Answer) -> Void
         /// The controller fell behind on events and its session was ended.
         var controllerTooSlow: @Sendable (Int) -> Void
     }
@@ -146,7 +146,7 @@ final class HostRuntime: Sendable {
             store: store, handler: bridge, deviceName: deviceName, timeouts: timeouts, multicast: multicast,
             emit: { event in
                 output.remoteEvent(event)
-                remoteContinuation.yield(event)
+                remoteContinuation.yield(event.json)
             })
         box.remoteControl = remoteControl
         let reconnector = options.reconnect ? Reconnector(remoteControl: remoteControl, report: output.automaticResponse) : nil

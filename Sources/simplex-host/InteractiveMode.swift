@@ -34,7 +34,7 @@ enum InteractiveMode {
         for await input in console.inputs {
             switch input {
             case .remoteEvent(let event): _ = session.handle(event: event)
-            case .automaticResponse(let envelope): _ = session.handle(verified: envelope)
+            case .automaticResponse(let answer): _ = session.handle(verified: answer)
             case .coreEvent(let envelope): Say.line(String(decoding: envelope, as: UTF8.self))
             case .controllerTooSlow(let bound):
                 Say.error("the desktop stopped fetching events (\(bound) waiting), so its session was ended")
@@ -77,8 +77,9 @@ enum InteractiveMode {
                 return true
             }
         }
-        let envelope = await runtime.router.executeLocal(command)
-        if let (message, hint) = Say.envelopeError(envelope) {
+        let answer = await runtime.router.answer(command)
+        let envelope = answer.envelope
+        if let (message, hint) = Say.envelopeError(answer) {
             Say.error(message, hint: hint)
         } else if let result = Say.result(envelope) {
             switch result["type"]?.stringValue {

@@ -19,7 +19,8 @@ struct PersonSession {
 
     init(runtime: HostRuntime) { self.runtime = runtime }
 
-    mutating func handle(event: CanonicalJSON) -> Step {
+    mutating func handle(event remote: RemoteControlEvent) -> Step {
+        let event = remote.json
         switch event["type"]?.stringValue {
         case "remoteCtrlSessionCode":
             let code = event["sessionCode"]?.stringValue ?? ""
@@ -36,10 +37,10 @@ struct PersonSession {
             pendingCode = nil
             let wasConnected = connectedTo != nil
             connectedTo = nil
-            Say.line(Say.describe(event: event) ?? "The session ended.")
+            Say.line(Say.describe(event: remote) ?? "The session ended.")
             return .ended(wasConnected: wasConnected)
         default:
-            if let text = Say.describe(event: event) { Say.line(text) }
+            if let text = Say.describe(event: remote) { Say.line(text) }
             return .none
         }
     }
@@ -50,7 +51,7 @@ struct PersonSession {
         pendingCode = nil
         switch line.trimmingCharacters(in: .whitespaces).lowercased() {
         case "y", "yes":
-            return handle(verified: await runtime.router.executeLocal("/verify remote ctrl \(code)"))
+            return handle(verified: await runtime.router.answer("/verify remote ctrl \(code)"))
         default:
             _ = await runtime.router.executeLocal("/stop remote ctrl")
             Say.error("the codes differ, so the session was stopped", hint: "connect again with a fresh link from the desktop")
@@ -70,8 +71,9 @@ struct PersonSession {
     }
 
     /// The answer to `/verify remote ctrl`, ours or the reconnector's.
-    mutating func handle(verified envelope: [UInt8]) -> Step {
-        if let (message, hint) = Say.envelopeError(envelope) {
+    mutating func handle(verified answer: CommandRouter.Answer) -> Step {
+        let envelope = answer.envelope
+        if let (message, hint) = Say.envelopeError(answer) {
             Say.error("the session could not be set up: \(message)", hint: hint)
             return .ended(wasConnected: false)
         }

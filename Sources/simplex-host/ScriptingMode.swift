@@ -15,11 +15,14 @@ enum ScriptingMode {
                 output: HostRuntime.Output(
                     coreEvent: { envelope in Task { await output.write(Scripting.event(envelope)) } },
                     remoteEvent: { event in
-                        if let hint = Hints.forEvent(event) { Say.error(hint) }
-                        Task { await output.write(Scripting.event(event)) }
+                        if let hint = event.reason ?? Hints.forEvent(event.json) { Say.error(hint) }
+                        Task { await output.write(Scripting.event(event.json)) }
                     },
                     // What the reconnector ran answers like a command, without a corrId.
-                    automaticResponse: { envelope in Task { await output.write(Scripting.response(envelope, corrId: nil)) } },
+                    automaticResponse: { answer in
+                        if let reason = answer.reason { Say.error(reason) }
+                        Task { await output.write(Scripting.response(answer.envelope, corrId: nil)) }
+                    },
                     controllerTooSlow: { bound in
                         Say.error("the controller stopped fetching events (\(bound) waiting), so its session was ended")
                     }))
@@ -33,9 +36,9 @@ enum ScriptingMode {
         }.start()
         for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let (corrId, command) = Scripting.request(line)
-            let envelope = await runtime.router.executeLocal(command)
-            let response = Scripting.response(envelope, corrId: corrId)
-            if let hint = (try? CanonicalJSON.parse(response)).flatMap(Hints.forResponse) { Say.error(hint) }
+            let answer = await runtime.router.answer(command)
+            let response = Scripting.response(answer.envelope, corrId: corrId)
+            if let hint = answer.reason ?? (try? CanonicalJSON.parse(response)).flatMap(Hints.forResponse) { Say.error(hint) }
             await output.write(response)
         }
         await runtime.shutdown()
@@ -107,8 +110,12 @@ enum Hints {
         switch error["type"]?.stringValue {
         case "badVersion":
             let v = error["appVersion"]?.stringValue ?? "?"
-            return
-                "the controller's app is too old (it accepts up to \(v); this host needs 6.5.0.12 or newer): update SimpleX Desktop"
+            // The version is the controller's maximum: below our minimum it is the older side, else we are.
+            if RefusalReasons.isBelowMinimumPeer(v) {
+                return "the controller's app is too old (it accepts up to \(v); this host needs "
+                    + "\(RefusalReasons.minimumPeer) or newer): update SimpleX Desktop to \(RefusalReasons.minimumPeer) or newer"
+            }
+            return "this host is too old for the controller (it accepts up to \(v)): update simplex-host"
         case "badInvitation": return "the link is not a valid SimpleX remote-control invitation, or it was changed"
         case "busy": return "a remote session is already active: /stop remote ctrl first"
         default: return nil

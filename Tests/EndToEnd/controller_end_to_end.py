@@ -169,6 +169,19 @@ def with_python_host(binary, tmp, big):
     check("python host: the impostor did not connect", impostor.wait(lambda m: m.get("event") == "connected", 2) is None)
     impostor.close()
 
+    # A host on an older app (its HELLO negotiates 6.4.0.0): badVersion with its version, and standard error says
+    # which side to update and to what.
+    r = ctrl.run("/start remote host new" + LOOPBACK)
+    old = stub(os.path.join(tmp, "old-pairing.json"), resp(r).get("invitation", ""), files, "--tamper", "old-app-version")
+    stopped = ctrl.event("remoteHostStopped")
+    check("old host: remoteHostStopped with badVersion 6.4.0.0",
+          resp(stopped).get("rhStopReason", {}).get("chatError", {}).get("remoteHostError")
+          == {"type": "badVersion", "appVersion": "6.4.0.0"}, stopped)
+    line = ctrl.error_line("app version 6.4.0.0", timeout=5)
+    check("old host: stderr says to update SimpleX on the host to 6.5.0.12",
+          line and "6.4.0.0" in line and "update SimpleX on the host (phone) to 6.5.0.12 or newer" in line, ctrl.errors)
+    old.close()
+
     # A host speaking the Swift encoding (an iPhone): responses and events arrive in the tagged style.
     r = ctrl.run("/start remote host new" + LOOPBACK)
     phone = stub(os.path.join(tmp, "phone-pairing.json"), resp(r).get("invitation", ""), files,

@@ -4,11 +4,14 @@ purpose (its --tamper modes). Each fault must be refused with its spec error, an
 
 usage: host_refusals.py PATH/TO/simplex-host
 """
-import json, os, sys, tempfile
+import json, os, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from host_with_python_controller import CONTROLLER, PY, Proc, check, prepare, resp_type  # noqa: E402
 import host_with_python_controller as harness  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Peers"))
+import xrcp_controller as peer  # noqa: E402  (the spec's encodings and signatures)
 
 
 def controller(pairing, *tamper):
@@ -43,7 +46,47 @@ def main():
         host.send({"corrId": "a", "cmd": "/connect remote ctrl " + inv["uri"]})
         r = host.wait(lambda m: m.get("corrId") == "a")
         check("legacy idsig: badInvitation", r and "badInvitation" in json.dumps(r), r)
+        line = host.error_line("signed the way", timeout=5) or ""
+        check("legacy idsig: stderr names the old signing and the version to update the desktop to",
+              "signed the way SimpleX apps before 6.5.0.12" in line and "update SimpleX on the controller" in line
+              and "changed" not in line, host.errors)
         ctrl.close()
+
+        # Invitations signed here from the spec's rules (Tests/Peers), to a port nothing listens on: each refusal
+        # keeps the reference's tag on stdout and names its own reason on stderr.
+        def refuse(tag, uri, tagged, reason):
+            before = len(host.errors)
+            host.send({"corrId": tag, "cmd": "/connect remote ctrl " + uri})
+            r = host.wait(lambda m: m.get("corrId") == tag)
+            got = (r or {}).get("resp", {}).get("chatError", {}).get("remoteCtrlError", {})
+            deadline = time.time() + 5
+            while len(host.errors) == before and time.time() < deadline:
+                time.sleep(0.05)
+            said = host.errors[before:]
+            check(f"{tag}: {tagged} on the wire", got == tagged, r)
+            check(f"{tag}: stderr says {reason!r}", any(reason in line for line in said), said)
+
+        seeds = [bytes([i]) * 32 for i in range(1, 4)]
+        def signed(app, legacy=False):
+            ts = int(time.time())
+            while True:
+                uri = peer.render_invitation(bytes(range(32)), "127.0.0.1", 9, app, ts, seeds[0], seeds[1],
+                                             peer.x25519_pub(seeds[2]), legacy_idsig=legacy)
+                if not legacy or not peer.legacy_equals_current(uri):
+                    return uri
+                ts += 1
+        old = peer.controller_app_info("Old Desktop", True, "6.4.0", "6.4.5.1")
+        newer = peer.controller_app_info("New Desktop", True, "6.6.0.1", "6.6.2")
+        refuse("v1", signed(old, legacy=True), {"type": "badInvitation"},
+               "apps before 6.5.0.12 sign it (it accepts up to 6.4.5.1): update SimpleX on the controller (desktop) to 6.5.0.12")
+        refuse("v2", signed(old), {"type": "badVersion", "appVersion": "6.4.5.1"},
+               "update SimpleX on the controller (desktop) to 6.5.0.12 or newer")
+        refuse("v3", signed(newer), {"type": "badVersion", "appVersion": "6.6.2"}, "update simplex-host")
+        good = signed(peer.controller_app_info("Desktop", True))
+        refuse("v4", good.replace("&ts=", "&tz="), {"type": "badInvitation"}, "invitation has no ts")
+        refuse("v5", good.replace("Desktop", "Laptop"), {"type": "badInvitation"}, "ssig) does not verify")
+        refuse("v6", good[:good.index("&idsig=") + 7] + peer.b64u(bytes(64)), {"type": "badInvitation"},
+               "idsig) does not verify")
 
         # A tampered invitation: badInvitation.
         ctrl, inv = controller(os.path.join(tmp, "p2.json"))

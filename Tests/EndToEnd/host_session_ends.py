@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End to end: how sessions of the real `simplex-host --json` go and end, against the independent Python controller
-on 127.0.0.1 — Desktop's first commands with a long poll beside them, every command of xrcp.md §15.4 refused remotely,
+on 127.0.0.1 — Desktop's first commands with a long poll beside them, a recorded file downloaded, every command of xrcp.md §15.4 refused remotely,
 the local side locked out during a session and working after it, a controller that stops fetching events, a
 controller killed mid-command and mid-file, and the host stopped by SIGTERM.
 
@@ -100,6 +100,34 @@ def main():
         check("the long poll beside them comes back empty after its wait", empty is not None)
         check("the long poll never failed", not [m for m in ctrl.seen if m.get("source") == "recv"],
               [m for m in ctrl.seen if m.get("source") == "recv"])
+
+        # 1b. A file the core has a record of comes down with getFile (with --core-lib, the library's record, read
+        # through its command API); one it has no record of is the core's fileNotFound.
+        upload = os.path.join(tmp, "upload.bin")
+        payload = os.urandom(200_000)
+        with open(upload, "wb") as f:
+            f.write(payload)
+        ctrl.send({"id": "f1", "storeFile": upload, "fileName": "recorded.bin"})
+        r = ctrl.wait(lambda m: m.get("id") == "f1" and m.get("event") in ("response", "error"))
+        stored_name = (r or {}).get("json", {}).get("filePath")
+        check("storeFile: the upload is stored", bool(stored_name), r)
+        note = json.dumps([{"fileSource": {"filePath": stored_name}, "msgContent": {"type": "file", "text": "rec"}}])
+        created = chat(send(ctrl, "f2", "/_create *1 json " + note)).get("result", {})
+        item = ((created.get("chatItems") or [{}])[0]).get("chatItem", {})
+        file_id = (item.get("file") or {}).get("fileId")
+        user_id = created.get("user", {}).get("userId")
+        check("a note records the uploaded file", file_id is not None and user_id is not None, created)
+        remote = {"userId": user_id, "fileId": file_id, "sent": True, "fileSource": {"filePath": stored_name}}
+        down = os.path.join(tmp, "downloaded.bin")
+        ctrl.send({"id": "f3", "getFile": remote, "to": down})
+        r = ctrl.wait(lambda m: m.get("id") == "f3" and m.get("event") in ("response", "error"), 30)
+        got = open(down, "rb").read() if os.path.exists(down) else b""
+        check("getFile downloads the recorded file, its digest checked", r and r.get("digestOk") and got == payload, r)
+        ctrl.send({"id": "f4", "getFile": dict(remote, fileId=file_id + 1000)})
+        r = ctrl.wait(lambda m: m.get("id") == "f4" and m.get("event") in ("response", "error"))
+        err = (r or {}).get("json", {}).get("chatResponse", {}).get("error", {})
+        check("getFile of a file without a record: fileNotFound",
+              err.get("storeError", {}).get("type") == "fileNotFound", r)
 
         # 2. Every never-forwarded command is refused remotely, and the host is unchanged by them.
         for i, cmd in enumerate(NEVER_FORWARDED):

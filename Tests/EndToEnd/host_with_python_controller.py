@@ -32,7 +32,24 @@ class Proc:
                                   text=True, bufsize=1, env=env)
         self.lines = queue.Queue()
         self.seen = []
+        self.errors = []  # standard error's lines, as they come
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_errors, daemon=True).start()
+
+    def _read_errors(self):
+        for line in self.p.stderr:
+            self.errors.append(line.rstrip("\n"))
+
+    def error_line(self, needle, timeout=10):
+        """The first standard-error line containing `needle`, waiting up to `timeout` seconds for it."""
+        deadline = time.time() + timeout
+        while True:
+            for line in list(self.errors):
+                if needle in line:
+                    return line
+            if time.time() >= deadline:
+                return None
+            time.sleep(0.05)
 
     def _read(self):
         for line in self.p.stdout:

@@ -147,7 +147,8 @@ def main():
             ctrl.send({"stop": True})
             ctrl.close()
             host.close()
-            hints = host.p.stderr.read()
+            time.sleep(0.5)
+            hints = "\n".join(host.errors)
             check("the command line prints a hint for each failure", hints.count("could not connect") + hints.count("certificate") >= 5,
                   hints)
     finally:

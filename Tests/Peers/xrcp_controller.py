@@ -599,6 +599,12 @@ def render_invitation(ca_fp: bytes, host: str, port: int, app, ts: int, skey_see
     return unsigned + "&ssig=" + b64u(ssig) + "&idsig=" + b64u(idsig)
 
 
+def legacy_equals_current(uri: str) -> bool:
+    """Whether the legacy and the current idsig of `uri` cover the same bytes (§5.4): its ssig has no "-" or "_"."""
+    ssig = uri[uri.index("&ssig=") + 6:uri.index("&idsig=")]
+    return "-" not in ssig and "_" not in ssig
+
+
 def parse_invitation(uri: str) -> dict:
     """Parse and verify a signed invitation over the received bytes (the recommended host behaviour of §5.5)."""
     if not uri.startswith("xrcp:/"):
@@ -1129,13 +1135,18 @@ class Controller:
         ca_fp = fingerprint(self.pairing.ca_der)
         if "wrong-ca-in-invitation" in self.tamper:
             ca_fp = hashlib.sha256(b"not the CA" + os.urandom(8)).digest()
-        self.uri = render_invitation(ca_fp, address, port,
-                                     controller_app_info(self.device_name, self.own_compression, self.app_min,
-                                                         self.app_max),
-                                     int(time.time() + CLOCK_SKEW_SECONDS) if ts is None else ts, self.skey_seed,
-                                     self.pairing.id_seed,
-                                     x25519_pub(self.dh_priv), legacy_idsig="legacy-idsig" in self.tamper)
-        return self.uri
+        legacy = "legacy-idsig" in self.tamper
+        ts = int(time.time() + CLOCK_SKEW_SECONDS) if ts is None else ts
+        while True:
+            self.uri = render_invitation(ca_fp, address, port,
+                                         controller_app_info(self.device_name, self.own_compression, self.app_min,
+                                                             self.app_max),
+                                         ts, self.skey_seed, self.pairing.id_seed, x25519_pub(self.dh_priv),
+                                         legacy_idsig=legacy)
+            # An ssig without "-" or "_" reads the same in both alphabets: the legacy idsig would be a current one.
+            if not legacy or not legacy_equals_current(self.uri):
+                return self.uri
+            ts += 1
 
     def start_announcer(self, group: str, port: int, source: str, count=60, interval=1.0):
         if not self.pairing.known or self.pairing.host_dh_pub is None:

@@ -24,8 +24,22 @@ struct OkHandler: RemoteHostHandler {
 final class EventLog: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [CanonicalJSON] = []
+    private var explained: [String] = []
     func append(_ e: CanonicalJSON) { lock.withLock { items.append(e) } }
-    func clear() { lock.withLock { items = [] } }
+    func append(_ e: RemoteControlEvent) {
+        lock.withLock {
+            items.append(e.json)
+            if let reason = e.reason { explained.append(reason) }
+        }
+    }
+    /// The reasons the events carried, in order.
+    var reasons: [String] { lock.withLock { explained } }
+    func clear() {
+        lock.withLock {
+            items = []
+            explained = []
+        }
+    }
     var all: [CanonicalJSON] { lock.withLock { items } }
 
     func wait(_ type: String, timeout: Double = 10) async -> CanonicalJSON? {
@@ -105,12 +119,11 @@ final class HostRemoteControlTests: XCTestCase {
         let v1 = await events.wait("remoteCtrlSessionCode")
         let codeEvent = try XCTUnwrap(v1)
         let code = try XCTUnwrap(codeEvent["sessionCode"]?.stringValue)
-        // The host shows its code once its own TLS handshake is done; the controller's thread may not have read the
-        // host's Finished yet, so its session info can come a moment later.
-        var controllerCode = peer.queue.sync { peer.controller.info?.sessionCode }
-        for _ in 0..<500 where controllerCode == nil {
-            try await Task.sleep(nanoseconds: 10_000_000)
+        // The host has its code once its Finished is sent; the controller once that Finished has been read.
+        var controllerCode: String?
+        for _ in 0..<200 where controllerCode == nil {
             controllerCode = peer.queue.sync { peer.controller.info?.sessionCode }
+            if controllerCode == nil { try await Task.sleep(nanoseconds: 5_000_000) }
         }
         XCTAssertEqual(code, controllerCode)
         XCTAssertEqual(codeEvent["remoteCtrl_"] != nil, known)
@@ -219,8 +232,92 @@ final class HostRemoteControlTests: XCTestCase {
         invitation.app = ControllerAppInfo(appVersionRange: old, deviceName: "Old Desktop").json
         let uri = invitation.signed(sessionKey: peer.controller.sessionKey, identityKey: peer.controller.identity).uri
         await assertChatError(.remoteCtrl(.badVersion(AppVersion([6, 4, 5, 1])))) { try await rc.connect(uri: uri) }
+        let why = await reason { try await rc.connect(uri: uri) }
+        XCTAssertEqual(
+            why,
+            "the controller's app is too old: it accepts app versions 6.3.0–6.4.5.1, this host needs 6.5.0.12 or newer; "
+                + "update SimpleX on the controller (desktop) to 6.5.0.12 or newer")
         let listed = try await rc.list()
         XCTAssertEqual(listed["remoteCtrls"], .array([]))
+    }
+
+    /// A controller newer than this host: the same wire answer, and the reason says this side is to update.
+    func testANewerDesktopSaysToUpdateTheHost() async throws {
+        let rc = service()
+        let peer = try LoopbackController()
+        var invitation = peer.controller.signed.invitation
+        let newer = AppVersionRange(min: AppVersion([6, 6, 0, 1]), max: AppVersion([6, 6, 2]))
+        invitation.app = ControllerAppInfo(appVersionRange: newer, deviceName: "New Desktop").json
+        let uri = invitation.signed(sessionKey: peer.controller.sessionKey, identityKey: peer.controller.identity).uri
+        await assertChatError(.remoteCtrl(.badVersion(AppVersion([6, 6, 2])))) { try await rc.connect(uri: uri) }
+        let why = await reason { try await rc.connect(uri: uri) }
+        XCTAssertEqual(
+            why,
+            "this host is too old for the controller: it needs app version 6.6.0.1 or newer and this host speaks "
+                + "6.5.0.12–6.5.0.13; update simplex-host to a release for SimpleX 6.6.0.1")
+    }
+
+    /// A link signed by an app before 6.5.0.12 (legacy idsig, xrcp.md §5.4): `badInvitation` as the reference answers
+    /// it, and the reason names the version to update the controller to rather than suggesting tampering.
+    func testALegacySignedLinkSaysToUpdateTheDesktop() async throws {
+        let rc = service()
+        let peer = try LoopbackController()
+        var invitation = peer.controller.signed.invitation
+        let old = AppVersionRange(min: AppVersion([6, 4, 0]), max: AppVersion([6, 4, 5, 1]))
+        invitation.app = ControllerAppInfo(appVersionRange: old, deviceName: "Old Desktop").json
+        // An ssig whose base64 has no "+" or "/" reads the same in both alphabets, and its legacy idsig is a current
+        // one (the reference then answers badVersion): the timestamp moves until the two differ.
+        var ssig = peer.controller.sessionKey.signature(for: Array(invitation.unsignedURI.utf8)).rawRepresentation
+        while Base64.encode(ssig) == Base64.encode(ssig, alphabet: .standard) {
+            invitation.timestamp += 1
+            ssig = peer.controller.sessionKey.signature(for: Array(invitation.unsignedURI.utf8)).rawRepresentation
+        }
+        let unsigned = invitation.unsignedURI
+        let idsig = peer.controller.identity.signature(
+            for: Array((unsigned + "&ssig=" + Base64.encode(ssig, alphabet: .standard)).utf8)
+        ).rawRepresentation
+        let uri = unsigned + "&ssig=" + Base64.encode(ssig) + "&idsig=" + Base64.encode(idsig)
+        await assertChatError(.remoteCtrl(.badInvitation)) { try await rc.connect(uri: uri) }
+        let why = await reason { try await rc.connect(uri: uri) }
+        XCTAssertEqual(
+            why,
+            "the link is signed the way SimpleX apps before 6.5.0.12 sign it (it accepts up to 6.4.5.1): "
+                + "update SimpleX on the controller (desktop) to 6.5.0.12 or newer")
+        // A changed link still reads as changed.
+        let changed = await reason {
+            try await rc.connect(uri: uri.replacingOccurrences(of: "Old%20Desktop", with: "Odd%20Desktop"))
+        }
+        XCTAssertEqual(changed, "the session signature (ssig) does not verify with the link's skey: the link was changed")
+    }
+
+    /// A controller that closes the connection names the step: `inactive` on the wire, as before, and the reason.
+    func testAClosedConnectionNamesTheStep() async throws {
+        let rc = service()
+        let peer = try LoopbackController()
+        // Accepts TCP, then closes without a word of TLS.
+        let silent = try TCPListener(address: "127.0.0.1")
+        Thread {
+            if let socket = try? silent.accept(timeout: 10) { socket.shutdown() }
+        }.start()
+        var invitation = peer.controller.signed.invitation
+        invitation.port = silent.endpoint.port
+        let uri = invitation.signed(sessionKey: peer.controller.sessionKey, identityKey: peer.controller.identity).uri
+        _ = try await rc.connect(uri: uri)
+        let first = await events.wait("remoteCtrlStopped")
+        XCTAssertEqual(first?["rcStopReason"]?["type"], .string("connectionFailed"))
+        XCTAssertEqual(first?["rcStopReason"]?["chatError"], ChatError.remoteCtrl(.inactive).json)
+        XCTAssertEqual(events.reasons, ["the controller closed the connection during the TLS handshake"])
+
+        // TLS up, the code shown, and the controller goes away before it is confirmed.
+        events.clear()
+        _ = try await rc.connect(uri: peer.controller.signed.uri)
+        _ = await events.wait("remoteCtrlSessionCode")
+        peer.close()
+        let second = await events.wait("remoteCtrlStopped")
+        XCTAssertEqual(second?["rcStopReason"]?["chatError"], ChatError.remoteCtrl(.inactive).json)
+        XCTAssertEqual(
+            events.reasons.last,
+            "the controller closed the connection after the TLS handshake, while the session code waited for confirmation")
     }
 
     func testConnectionRefusedSaysSo() async throws {
@@ -308,7 +405,15 @@ final class HostRemoteControlTests: XCTestCase {
             let result = try await body()
             XCTFail("expected \(expected), got \(result.rendered)", file: file, line: line)
         } catch {
-            XCTAssertEqual(error as? ChatError, expected, file: file, line: line)
+            XCTAssertEqual((error as? ChatError)?.withoutReason, expected, file: file, line: line)
         }
+    }
+
+    /// The reason a refusal carries besides its tag.
+    private func reason(_ body: () async throws -> CanonicalJSON) async -> String? {
+        do {
+            _ = try await body()
+            return nil
+        } catch { return (error as? ChatError)?.reason }
     }
 }

@@ -101,4 +101,59 @@ final class LibraryCoreTests: XCTestCase {
         }
         XCTAssertEqual(answers, Array(repeating: "usersList", count: 16))
     }
+    /// `getFile` on a loaded library: the file record is the library's, found through its command API, and served
+    /// only as the reference serves it (the active user, the record's direction and source).
+    func testRecordedFilesAreResolvedThroughTheLibrary() async throws {
+        let library = try builtLibrary()
+        let prefix = folder.appendingPathComponent("simplex_v1").path
+        let core = try await LibraryCore.load(path: library, prefix: prefix)
+        func result(_ line: String) async -> CanonicalJSON? { (try? CanonicalJSON.parse(await core.execute(line)))?["result"] }
+        let files = folder.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        let paths = #"{"appFilesFolder":"\#(files.path)","appTempFolder":"\#(folder.path)","appAssetsFolder":"\#(folder.path)"}"#
+        _ = await result("/set file paths " + paths)
+        let createdUser = await result("/create user alice")
+        let user = try XCTUnwrap(createdUser?["user"]?["userId"]?.integerValue)
+        _ = await result("/_start")
+        try Data("recorded".utf8).write(to: files.appendingPathComponent("photo.jpg"))
+        // Older notes first, so that the file's item is not on the newest page.
+        for i in 0..<7 { _ = await result("/_create *1 text note \(i)") }
+        let note = #"[{"fileSource":{"filePath":"photo.jpg"},"msgContent":{"type":"file","text":"f"}}]"#
+        let created = await result("/_create *1 json " + note)
+        guard case .array(let items)? = created?["chatItems"], let file = items.first?["chatItem"]?["file"] else {
+            return XCTFail("no file item: \(created?.rendered ?? "nil")")
+        }
+        let fileId = try XCTUnwrap(file["fileId"]?.integerValue)
+        for i in 0..<7 { _ = await result("/_create *1 text later \(i)") }
+        let source = CanonicalJSON.object(["filePath": .string("photo.jpg")])
+        var lookup = RecordedFiles(execute: { await core.execute($0) })
+        lookup.pageSize = 3
+        let found = await lookup.path(userId: user, fileId: fileId, sent: true, fileSource: source)
+        XCTAssertEqual(try found.get(), "photo.jpg")
+        let direct = await core.recordedFilePath(userId: user, fileId: fileId, sent: true, fileSource: source)
+        XCTAssertEqual(try direct.get(), "photo.jpg")
+
+        func error(_ r: Result<String, ChatErrorEnvelope>) -> CanonicalJSON? {
+            guard case .failure(let e) = r else { return nil }
+            return (try? CanonicalJSON.parse(e.bytes))?["error"]
+        }
+        let notFound = ChatError.store(type: "fileNotFound", fields: ["fileId": .integer(fileId)]).json
+        let asReceived = await lookup.path(userId: user, fileId: fileId, sent: false, fileSource: source)
+        XCTAssertEqual(error(asReceived), notFound)
+        let otherSource = await lookup.path(
+            userId: user, fileId: fileId, sent: true, fileSource: .object(["filePath": .string("other.jpg")]))
+        XCTAssertEqual(error(otherSource), notFound)
+        let encrypted = await lookup.path(
+            userId: user, fileId: fileId, sent: true,
+            fileSource: .object([
+                "filePath": .string("photo.jpg"),
+                "cryptoArgs": .object(["fileKey": .string("a"), "fileNonce": .string("b")]),
+            ]))
+        XCTAssertEqual(error(encrypted), notFound)
+        let missing = await lookup.path(userId: user, fileId: fileId + 100, sent: true, fileSource: source)
+        XCTAssertEqual(
+            error(missing), ChatError.store(type: "fileNotFound", fields: ["fileId": .integer(fileId + 100)]).json)
+        let otherUser = await lookup.path(userId: user + 1, fileId: fileId, sent: true, fileSource: source)
+        XCTAssertEqual(error(otherUser)?["errorType"]?["type"], .string("differentActiveUser"))
+    }
 }
