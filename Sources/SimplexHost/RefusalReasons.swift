@@ -88,7 +88,8 @@ public enum RefusalReasons {
         case .tls(.certificateChain(let failure)): return "the controller's certificate chain is refused: \(failure)"
         case .tls(.handshake(let s)): return "the TLS handshake failed: \(s)"
         case .tls(.noSharedApplicationProtocol(let offered)):
-            return "the TLS peer offers no application protocol this host speaks (\(offered.map(\.description).joined(separator: ", ")))"
+            let names = offered.map(\.description).joined(separator: ", ")
+            return "the TLS peer offers no application protocol this host speaks (\(names))"
         case .tls(.connection(let s)): return "the TLS connection failed \(step.text): \(s)"
         case .tls(.configuration(let s)), .tls(.invalidState(let s)): return "internal TLS error: \(s)"
         case .http2(let e): return "HTTP/2 failed \(step.text): \(e)"
