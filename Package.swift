@@ -123,7 +123,7 @@ let package = Package(
             name: "simplex-bench",
             dependencies: [
                 "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
-                "SimplexABI", "ChatStore",
+                "SimplexABI", "ChatStore", "SimplexMarkdown",
             ],
             swiftSettings: strictSwift),
 

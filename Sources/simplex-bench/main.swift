@@ -11,6 +11,8 @@
 //                                            encrypted store in one run, with the ratios
 //   simplex-bench files [--mb N]             file MB/s through a session each way beside the floor; peak memory
 //   simplex-bench store-encryption           chat-store inserts and queries, plaintext beside sealed
+//   simplex-bench markdown [--mb N]          markdown parse time for N MB (1) of each special character beside
+//                                            plain text, through the Swift API and chat_parse_markdown
 import Foundation
 import SimplexCrypto
 
@@ -141,10 +143,14 @@ case "files":
     try await FileBenchmark.run(megabytes: megabytes)
 case "store-encryption":
     try StoreEncryptionBenchmark.run(seconds: seconds)
+case "markdown":
+    var megabytes = 1
+    if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
+    MarkdownBenchmark.run(megabytes: megabytes, rounds: 3)
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | markdown [--mb N]\n"
                 .utf8)
     )
     exit(2)
