@@ -147,6 +147,24 @@ final class ArchiveTests: XCTestCase {
         await h.result("/_start", "chatStarted")
     }
 
+    /// An export goes to a partial file beside the destination and is renamed onto it when whole: an existing archive
+    /// is replaced only then, and what a killed export left beside the same destination is cleared by the next one.
+    func testExportReplacesTheDestinationWhenWhole() async throws {
+        let h = try EngineHarness()
+        await setFilePaths(h.engine, h)
+        await h.createUser("alice")
+        let folder = path(h, "backups")
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let archive = folder + "/simplex.zip"
+        try Data("an older backup".utf8).write(to: URL(fileURLWithPath: archive))
+        let stale = folder + "/.simplex.zip.export-" + UUID().uuidString
+        try Data("left by a killed export".utf8).write(to: URL(fileURLWithPath: stale))
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: folder + "/.other.zip.export-1"))
+        await h.result("/_db export \(config(archive))", "archiveExported")
+        XCTAssertNotNil(try entries(archive)["simplex_v1_chat.db"])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: folder).sorted(), [".other.zip.export-1", "simplex.zip"])
+    }
+
     /// Entries that would land outside the store's folders are refused one by one; the rest is imported.
     func testUnsafeEntriesAndUnaddableFiles() async throws {
         let h = try EngineHarness()

@@ -36,8 +36,13 @@ struct StorageArchive {
             throw .database(error)
         }
         let method: ZipWriter.Method = config.disableCompression ? .stored : .deflated
+        // The archive is written under a name of its own beside the destination and renamed onto it only when
+        // whole, so an export that fails or is killed half way leaves a previous archive of that name as it was.
+        let destination = config.archivePath
+        removePartialExports(of: destination)
+        let partial = Self.partialExportPath(of: destination)
         let sink: FileZipSink
-        do { sink = try FileZipSink(creating: config.archivePath) } catch { throw .error(.exception(error.archiveMessage)) }
+        do { sink = try FileZipSink(creating: partial) } catch { throw .error(.exception(error.archiveMessage)) }
         let writer = ZipWriter(sink: sink)
         do {
             try add(chatCopy, as: Self.chatDatabase, to: writer, method: method)
@@ -55,11 +60,42 @@ struct StorageArchive {
             }
             try writer.finish()
             try sink.close()
+            guard rename(partial, destination) == 0 else {
+                throw ZipError.io("rename \(partial): \(String(cString: strerror(errno)))")
+            }
+            Self.syncFolder(of: destination)
             return errors
         } catch {
-            try? fileManager.removeItem(atPath: config.archivePath)
+            try? fileManager.removeItem(atPath: partial)
             throw .error(.exception(error.archiveMessage))
         }
+    }
+
+    /// `<folder>/.<name>.export-<UUID>`: hidden, in the destination's folder so that the rename stays on one volume.
+    static func partialExportPath(of destination: String) -> String {
+        let url = URL(fileURLWithPath: destination)
+        return url.deletingLastPathComponent().path + "/" + partialExportPrefix(of: url.lastPathComponent) + UUID().uuidString
+    }
+
+    private static func partialExportPrefix(of name: String) -> String { "." + name + ".export-" }
+
+    /// What an export killed half way left beside the same destination.
+    private func removePartialExports(of destination: String) {
+        let url = URL(fileURLWithPath: destination)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = Self.partialExportPrefix(of: url.lastPathComponent)
+        guard let names = try? fileManager.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            try? fileManager.removeItem(atPath: folder + "/" + name)
+        }
+    }
+
+    /// Makes a rename in the folder durable.
+    static func syncFolder(of path: String) {
+        let fd = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = close(fd)
     }
 
     /// The folder's regular files, each as `<prefix>/<name>`; a file that cannot be added is an `ArchiveError`, the
