@@ -169,7 +169,7 @@ final class ArchiveTests: XCTestCase {
     /// An archive whose databases would leave a store the host does not open is refused before anything is
     /// replaced (random bytes as the chat database used to answer `archiveImported`, and the next start exited with
     /// a hint about keys): each database is checked for its header, the store's key, `integrity_check` and schema,
-    /// with the official core's `errorDatabase` errors. A good import says where the previous databases are kept.
+    /// with the official core's `errorDatabase` errors. A good import keeps the previous databases as `.bak`.
     func testImportChecksEveryDatabaseBeforeReplacingAnything() async throws {
         let h = try EngineHarness()
         await setFilePaths(h.engine, h)
@@ -223,12 +223,10 @@ final class ArchiveTests: XCTestCase {
         XCTAssertTrue(notes.contains("the note that must survive"))
         await h.result("/_stop", "chatStopped")
 
-        let imported = await h.result("/_db import \(config(good))", "archiveImported")
-        let kept = path(h, "simplex_v1_chat.db.bak") + " and " + path(h, "simplex_v1_agent.db.bak")
-        XCTAssertEqual(
-            imported["archiveErrors"]?.arrayValue,
-            [.object(["type": .string("import"), "importError": .string("the previous databases are kept as \(kept)")])])
-        XCTAssertTrue(fm.fileExists(atPath: path(h, "simplex_v1_agent.db.bak")))
+        await h.expect("/_db import \(config(good))", #"{"result":{"type":"archiveImported","archiveErrors":[]}}"#)
+        for name in ["simplex_v1_chat.db.bak", "simplex_v1_agent.db.bak"] {
+            XCTAssertTrue(fm.fileExists(atPath: path(h, name)), "the previous database is kept as \(name)")
+        }
     }
 
     /// An archive of the given entries, deflated.

@@ -153,9 +153,9 @@ struct StorageArchive {
     /// Checks the archive as a whole before anything is written (no duplicate or symbolic-link entry, and what it
     /// declares fits the free space and `maxExpandedBytes`), extracts it into a temporary folder, expanding no entry
     /// past its declared size, and checks both databases there (`ChatDatabases.checkReplacement`: header, the store's
-    /// key, integrity, schema). Only then it closes the store and puts them in place, the old ones kept as `.bak`
-    /// as the apps do, which the answer says in an `import` entry; then the files and wallpapers, each file replacing
-    /// one of the same name. Entries whose names would leave the folder are refused one by one.
+    /// key, integrity, schema). Only then it closes the store and puts them in place, the old ones kept as
+    /// `<database>.bak` beside them as the apps do (the answer has no field to say so: `archiveErrors` are errors);
+    /// then the files and wallpapers, each file replacing one of the same name. Entries whose names would leave the folder are refused one by one.
     func importArchive(_ config: ArchiveConfig) throws(ChatError) -> [ArchiveError] {
         let reader: ZipReader
         do { reader = try ZipReader(source: try FileZipSource(path: config.archivePath)) } catch {
@@ -197,13 +197,11 @@ struct StorageArchive {
         }
 
         databases.close()
-        var kept: [String] = []
         do {
             for (extracted, target) in zip([Self.chatDatabase, Self.agentDatabase], databases.paths) {
                 if fileManager.fileExists(atPath: target) {
                     try? fileManager.removeItem(atPath: target + ".bak")
                     try fileManager.copyItem(atPath: target, toPath: target + ".bak")
-                    kept.append(target + ".bak")
                 }
                 // The old database's WAL would be replayed into the new file.
                 for companion in SQLiteDatabase.companionFiles(of: target) where fileManager.fileExists(atPath: companion) {
@@ -213,9 +211,6 @@ struct StorageArchive {
             }
         } catch {
             throw .error(.exception(error.localizedDescription))
-        }
-        if !kept.isEmpty {
-            errors.append(.importError("the previous databases are kept as " + kept.joined(separator: " and ")))
         }
         if let files {
             errors += moveFolderFiles(extractedFiles, into: files)
