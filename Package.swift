@@ -127,7 +127,7 @@ let package = Package(
             name: "simplex-bench",
             dependencies: [
                 "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
-                "SimplexABI", "ChatStore",
+                "SimplexABI", "ChatStore", "SimplexMarkdown",
             ],
             swiftSettings: strictSwift),
 

@@ -1,3 +1,5 @@
+internal import CSQLite
+
 /// The two database files of a chat store, named as the official core names them (chat-api.md §9.5):
 /// `<prefix>_chat.db` and `<prefix>_agent.db`.
 public final class ChatDatabases {
@@ -77,6 +79,52 @@ public final class ChatDatabases {
             case .encrypted, .plaintext, .unrecognized: break
             }
             do { _ = try SQLiteDatabase(path: file, key: key) } catch { throw .errorOpen(error) }
+        }
+    }
+
+    /// Whether a pair of files can replace a store that opens with `key` (an archive's databases, before an import
+    /// puts them in place): each is a database of ours (its header), opens with that key, passes
+    /// `PRAGMA integrity_check`, and has the chat or agent schema of this version or an older one, which the next
+    /// start migrates up. `names` are the files' names as the error shows them.
+    public static func checkReplacement(chat: String, agent: String, key: DatabaseKey?, names: (chat: String, agent: String))
+        throws(KeyError)
+    {
+        try checkReplacement(chat, key: key, migrations: Migration.chat, name: names.chat)
+        try checkReplacement(agent, key: key, migrations: Migration.agent, name: names.agent)
+    }
+
+    private static func checkReplacement(_ file: String, key: DatabaseKey?, migrations: [Migration], name: String)
+        throws(KeyError)
+    {
+        switch SQLiteDatabase.storageState(ofFile: file) {
+        case .missing, .unrecognized:
+            throw .errorOpen(SQLiteError(code: SQLITE_NOTADB, message: "\(name) is not a database"))
+        case .encrypted where key == nil: throw .errorEncrypted
+        case .plaintext where key != nil: throw .errorPlaintext
+        case .encrypted, .plaintext: break
+        }
+        let db: SQLiteDatabase
+        do { db = try SQLiteDatabase(path: file, key: key) } catch { throw .errorOpen(error) }
+        let integrity: [[SQLValue]]
+        do { integrity = try db.query("PRAGMA integrity_check") } catch { throw .errorOpen(error) }
+        guard integrity.count == 1, integrity[0].first?.text == "ok" else {
+            let findings = integrity.prefix(3).compactMap { $0.first?.text }.joined(separator: "; ")
+            throw .errorOpen(SQLiteError(code: SQLITE_CORRUPT, message: "\(name) fails integrity_check: \(findings)"))
+        }
+        let applied: [UpMigration]
+        do { applied = try Migrator.appliedMigrations(db) } catch {
+            throw .errorOpen(SQLiteError(code: SQLITE_ERROR, message: "\(name) has no migrations: not a chat store"))
+        }
+        let known = migrations.map(\.name)
+        let names = applied.map(\.upName)
+        guard !names.isEmpty, names.count <= known.count, Array(known.prefix(names.count)) == names else {
+            let reason =
+                names.isEmpty
+                ? "has no migrations: not a chat store"
+                : names.count > known.count && Array(names.prefix(known.count)) == known
+                    ? "is from a newer version (\(names.count - known.count) migrations this one does not know)"
+                    : "has migrations this version does not know"
+            throw .errorOpen(SQLiteError(code: SQLITE_ERROR, message: "\(name) \(reason)"))
         }
     }
 

@@ -17,6 +17,8 @@ public actor HostConnection {
     private let tcp: TCPConnection
     private let handler: any RemoteHostHandler
     private var sinks: [Int32: any RemoteFileSink] = [:]
+    /// Why an upload is not being stored, answered when its file ends.
+    private var refusedUploads: [Int32: RemoteProtocolError] = [:]
     private var ended = false
     /// Downloads waiting for HTTP/2 to frame what they queued (the controller's window updates let it).
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
@@ -102,6 +104,7 @@ public actor HostConnection {
         tcp.shutdown()
         for sink in sinks.values { Task { await sink.discard() } }
         sinks = [:]
+        refusedUploads = [:]
         notify(.ended(error))
     }
 
@@ -136,22 +139,30 @@ public actor HostConnection {
         case .established(let controller, let compression): notify(.established(controller: controller, compression: compression))
         case .command(let stream, let command): Task { await self.serve(stream, command) }
         case .fileStarted(let stream, let name, let size):
-            do { sinks[stream] = try await handler.beginStoring(fileName: name, fileSize: size) } catch { sinks[stream] = nil }
+            do { sinks[stream] = try await handler.beginStoring(fileName: name, fileSize: size) } catch {
+                sinks[stream] = nil
+                refusedUploads[stream] = error
+            }
         case .fileData(let stream, let bytes):
             guard let sink = sinks[stream] else { return }
             do { try await sink.write(bytes) } catch {
                 sinks[stream] = nil
+                refusedUploads[stream] = error
                 await sink.discard()
             }
         case .fileEnded(let stream):
             guard let sink = sinks.removeValue(forKey: stream) else {
-                answer(stream, .protocolError(.invalidBody("the file could not be stored")))
+                let reason = refusedUploads.removeValue(forKey: stream)
+                answer(stream, .protocolError(reason ?? .invalidBody("the file could not be stored")))
                 return
             }
             do { answer(stream, .fileStored(filePath: try await sink.commit())) } catch {
+                // Nothing of an upload that could not be put in place is kept.
+                await sink.discard()
                 answer(stream, .protocolError(error))
             }
         case .refused(let stream, _):
+            refusedUploads[stream] = nil
             if let sink = sinks.removeValue(forKey: stream) { await sink.discard() }
         case .closed: end(nil)
         }

@@ -42,6 +42,9 @@ struct CryptoFileArgs {
 enum CryptoFileError: Error {
     case invalidArgs(String)
     case io(path: String, operation: String, errno: Int32)
+    /// The destination is the source itself, by whatever path or link; the official core's file locking refuses it
+    /// in these words.
+    case sameFile(path: String)
     case invalidFileSize
     case invalidAuthTag
     case unexpectedEOF
@@ -50,6 +53,7 @@ enum CryptoFileError: Error {
         switch self {
         case .invalidArgs(let why): why
         case .io(let path, let operation, let code): "\(path): \(operation): \(String(cString: strerror(code)))"
+        case .sameFile(let path): "\(path): withFile: resource busy (file is locked)"
         case .invalidFileSize: "FTCEInvalidFileSize"
         case .invalidAuthTag: "FTCEInvalidAuthTag"
         case .unexpectedEOF: "FTCEFileIOError \"unexpected EOF\""
@@ -62,21 +66,30 @@ final class FileHandle {
     let fd: Int32
     let path: String
 
-    private init(fd: Int32, path: String) {
+    fileprivate init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
     }
 
     deinit { Glibc.close(fd) }
 
-    static func open(_ path: CInput, forWriting: Bool) throws(CryptoFileError) -> FileHandle {
-        let flags = forWriting ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_RDONLY | O_CLOEXEC
+    /// For reading; what is written goes through `ReplacingFile`.
+    static func open(reading path: CInput) throws(CryptoFileError) -> FileHandle {
         // Paths are bytes on Linux: passed on as given, only shown as text.
-        let fd = Glibc.open(path.cString, flags, 0o666)
+        let fd = Glibc.open(path.cString, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw .io(path: path.lenientText, operation: "openBinaryFile", errno: errno)
         }
         return FileHandle(fd: fd, path: path.lenientText)
+    }
+
+    /// Device and inode: what makes two paths one file.
+    var identity: FileIdentity {
+        get throws(CryptoFileError) {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw .io(path: path, operation: "hFileSize", errno: errno) }
+            return FileIdentity(st)
+        }
     }
 
     var size: Int {
@@ -117,6 +130,82 @@ final class FileHandle {
     }
 }
 
+/// A file's device and inode.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+}
+
+/// What a file function writes: a new file beside the destination, renamed onto it only once it is whole, so that a
+/// failure (a wrong key, a short or unreadable source, a full disk, a crash) leaves whatever the destination held.
+/// The new file is removed unless it was put in place.
+final class ReplacingFile {
+    let handle: FileHandle
+    private let temporary: [UInt8]
+    private let destination: [UInt8]
+    private let shownPath: String
+    private var placed = false
+
+    /// Refuses a destination that is `source` itself, through the same path, another path or a link (device and
+    /// inode compared). A destination that is a link is written through: the file it names is replaced.
+    init(_ path: CInput, notSameAs source: FileHandle?) throws(CryptoFileError) {
+        shownPath = path.lenientText
+        var target = path.bytes
+        var st = stat()
+        if lstat(path.cString, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(path.cString, nil) {
+            target = Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
+            Glibc.free(resolved)
+        }
+        destination = target
+        var mode: mode_t = 0o666
+        var existing = false
+        if stat(Self.cString(target), &st) == 0 {
+            if let source, try source.identity == FileIdentity(st) { throw .sameFile(path: shownPath) }
+            guard (st.st_mode & S_IFMT) != S_IFDIR else {
+                throw .io(path: shownPath, operation: "openBinaryFile", errno: EISDIR)
+            }
+            mode = st.st_mode & 0o7777
+            existing = true
+        }
+        let slash = target.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        let suffix = SecureRandom.bytes(8).map { String($0, radix: 16) }.joined()
+        temporary = Array(target[..<slash]) + Array(".".utf8) + Array(target[slash...]) + Array(".\(suffix).tmp".utf8)
+        let fd = Glibc.open(Self.cString(temporary), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw .io(path: shownPath, operation: "openBinaryFile", errno: errno) }
+        // The replacement keeps the permissions of the file it replaces.
+        if existing { _ = fchmod(fd, mode) }
+        handle = FileHandle(fd: fd, path: shownPath)
+    }
+
+    deinit {
+        if !placed { unlink(Self.cString(temporary)) }
+    }
+
+    /// Flushes the new file to the disk and renames it onto the destination.
+    func place() throws(CryptoFileError) {
+        guard fsync(handle.fd) == 0 else { throw .io(path: shownPath, operation: "hClose", errno: errno) }
+        guard rename(Self.cString(temporary), Self.cString(destination)) == 0 else {
+            throw .io(path: shownPath, operation: "renameFile", errno: errno)
+        }
+        placed = true
+        // The rename itself is made durable with the folder.
+        let slash = destination.lastIndex(of: UInt8(ascii: "/"))
+        let folder = slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(destination[..<$0]) } ?? [UInt8(ascii: ".")]
+        let dirFD = Glibc.open(Self.cString(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            Glibc.close(dirFD)
+        }
+    }
+
+    private static func cString(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+}
+
 /// The four file functions of the C ABI over `SecretBoxStream`, in 64 KiB pieces.
 enum CryptoFile {
     static let chunkSize = 65536
@@ -124,36 +213,38 @@ enum CryptoFile {
     /// `chat_write_file`: `bytes` encrypted under fresh arguments.
     static func write(_ bytes: UnsafeRawBufferPointer, to path: CInput) throws(CryptoFileError) -> CryptoFileArgs {
         let args = CryptoFileArgs.random()
-        let out = try FileHandle.open(path, forWriting: true)
+        let file = try ReplacingFile(path, notSameAs: nil)
         let box = SecretBoxStream(.seal, key: args.key, nonce: args.nonce)
         var offset = 0
         while offset < bytes.count {
             let end = min(offset + chunkSize, bytes.count)
-            try out.write(box.update(Array(bytes[offset..<end])))
+            try file.handle.write(box.update(Array(bytes[offset..<end])))
             offset = end
         }
-        try out.write(box.finalizeTag())
+        try file.handle.write(box.finalizeTag())
+        try file.place()
         return args
     }
 
     /// `chat_encrypt_file`.
     static func encrypt(from: CInput, to: CInput) throws(CryptoFileError) -> CryptoFileArgs {
         let args = CryptoFileArgs.random()
-        let input = try FileHandle.open(from, forWriting: false)
-        let out = try FileHandle.open(to, forWriting: true)
+        let input = try FileHandle.open(reading: from)
+        let file = try ReplacingFile(to, notSameAs: input)
         let box = SecretBoxStream(.seal, key: args.key, nonce: args.nonce)
         while true {
             let piece = try input.read(chunkSize)
             if piece.isEmpty { break }
-            try out.write(box.update(piece))
+            try file.handle.write(box.update(piece))
         }
-        try out.write(box.finalizeTag())
+        try file.handle.write(box.finalizeTag())
+        try file.place()
         return args
     }
 
     /// `chat_read_file`: the whole plaintext, after its tag is checked.
     static func read(_ path: CInput, _ args: CryptoFileArgs) throws(CryptoFileError) -> [UInt8] {
-        let input = try FileHandle.open(path, forWriting: false)
+        let input = try FileHandle.open(reading: path)
         let total = try input.size
         guard total >= SecretBox.tagSize else { throw .invalidFileSize }
         let box = SecretBoxStream(.open, key: args.key, nonce: args.nonce)
@@ -171,25 +262,22 @@ enum CryptoFile {
         return plain
     }
 
-    /// `chat_decrypt_file`; a file that fails authentication is removed rather than left as unauthenticated plaintext.
+    /// `chat_decrypt_file`: the plaintext is put in place only once its tag is checked, so a file that fails
+    /// authentication leaves no unauthenticated plaintext and the destination as it was.
     static func decrypt(from: CInput, to: CInput, _ args: CryptoFileArgs) throws(CryptoFileError) {
-        let input = try FileHandle.open(from, forWriting: false)
+        let input = try FileHandle.open(reading: from)
         let total = try input.size
         guard total >= SecretBox.tagSize else { throw .invalidFileSize }
-        let out = try FileHandle.open(to, forWriting: true)
+        let file = try ReplacingFile(to, notSameAs: input)
         let box = SecretBoxStream(.open, key: args.key, nonce: args.nonce)
-        do throws(CryptoFileError) {
-            var left = total - SecretBox.tagSize
-            while left > 0 {
-                let piece = try input.read(min(left, chunkSize))
-                guard !piece.isEmpty else { throw CryptoFileError.unexpectedEOF }
-                try out.write(box.update(piece))
-                left -= piece.count
-            }
-            do { try box.verify(tag: try input.read(SecretBox.tagSize)) } catch { throw CryptoFileError.invalidAuthTag }
-        } catch {
-            unlink(to.cString)
-            throw error
+        var left = total - SecretBox.tagSize
+        while left > 0 {
+            let piece = try input.read(min(left, chunkSize))
+            guard !piece.isEmpty else { throw CryptoFileError.unexpectedEOF }
+            try file.handle.write(box.update(piece))
+            left -= piece.count
         }
+        do { try box.verify(tag: try input.read(SecretBox.tagSize)) } catch { throw CryptoFileError.invalidAuthTag }
+        try file.place()
     }
 }

@@ -11,9 +11,16 @@ public struct ZipEntry: Equatable, Sendable {
     public let modified: DOSTimestamp
     /// The name's bytes were valid UTF-8.
     let nameIsUTF8: Bool
+    /// The system the entry was made on (the high byte of "version made by"): 3 is Unix.
+    let madeBySystem: UInt8
+    /// The external attributes: on Unix, the file's mode in the high 16 bits.
+    let externalAttributes: UInt32
 
     /// A folder entry (`name/`), which holds no data.
     public var isDirectory: Bool { name.hasSuffix("/") }
+
+    /// A symbolic link stored as its target's path (a Unix mode of `S_IFLNK`): not a file to extract.
+    public var isSymbolicLink: Bool { madeBySystem == 3 && (externalAttributes >> 16) & 0o170000 == 0o120000 }
 
     /// The path's components, or `unsafeName` when extracting the entry would write outside the target folder (or
     /// its name is not UTF-8, which cannot be checked).
@@ -151,7 +158,8 @@ public final class ZipReader {
 
     private static func centralEntry(_ r: inout LittleEndianReader) throws(ZipError) -> ZipEntry {
         guard try r.u32() == Signature.centralHeader else { throw .notAnArchive("bad central directory header") }
-        try r.skip(4)  // versions made by and needed
+        let madeBy = try r.u16()
+        try r.skip(2)  // version needed
         let flags = try r.u16()
         let method = try r.u16()
         let time = try r.u16()
@@ -162,7 +170,8 @@ public final class ZipReader {
         let nameLength = Int(try r.u16())
         let extraLength = Int(try r.u16())
         let commentLength = Int(try r.u16())
-        try r.skip(2 + 2 + 4)  // disk, internal and external attributes
+        try r.skip(2 + 2)  // disk, internal attributes
+        let external = try r.u32()
         var offset = UInt64(try r.u32())
         let nameBytes = Array(try r.take(nameLength))
         var extra = LittleEndianReader(Array(try r.take(extraLength)), record: "extra field")
@@ -181,7 +190,8 @@ public final class ZipReader {
         return ZipEntry(
             name: decoded ?? String(decoding: nameBytes, as: UTF8.self), method: method, flags: flags, crc32: crc,
             compressedSize: compressed, uncompressedSize: uncompressed, localHeaderOffset: offset,
-            modified: DOSTimestamp(time: time, date: date), nameIsUTF8: decoded != nil)
+            modified: DOSTimestamp(time: time, date: date), nameIsUTF8: decoded != nil,
+            madeBySystem: UInt8(truncatingIfNeeded: madeBy >> 8), externalAttributes: external)
     }
 
     // MARK: Data

@@ -29,7 +29,9 @@ public struct SessionBridge: RemoteHostHandler {
     }
 
     public func beginStoring(fileName: String, fileSize: UInt32) async throws(RemoteProtocolError) -> any RemoteFileSink {
-        do { return try FolderFileSink(folder: filesFolder, requestedName: fileName) } catch {
+        do { return try FolderFileSink(folder: filesFolder, requestedName: fileName) } catch let error as UploadRefusal {
+            throw .invalidBody("cannot store the file: \(error.reason)")
+        } catch {
             throw .invalidBody("cannot store the file: \(error.localizedDescription)")
         }
     }
@@ -88,6 +90,18 @@ final class FolderFileSource: RemoteFileSource, @unchecked Sendable {
     }
 }
 
+/// Why an upload is refused before anything is written.
+enum UploadRefusal: Error {
+    case nameTooLong(bytes: Int)
+
+    var reason: String {
+        switch self {
+        case .nameTooLong(let bytes):
+            "its name is \(bytes) bytes long, and a file name may have at most \(FolderFileSink.maxNameBytes)"
+        }
+    }
+}
+
 /// An upload written to a temporary name in the files folder and moved to a unique base name when complete.
 final class FolderFileSink: RemoteFileSink, @unchecked Sendable {
     // Used by one session stream at a time.
@@ -96,10 +110,14 @@ final class FolderFileSink: RemoteFileSink, @unchecked Sendable {
     private let temporary: URL
     private let handle: FileHandle
 
+    /// The longest file name the folder's file system takes (`NAME_MAX`), in UTF-8 bytes.
+    static let maxNameBytes = 255
+
     init(folder: URL, requestedName: String) throws {
+        name = Self.baseName(requestedName)
+        guard name.utf8.count <= Self.maxNameBytes else { throw UploadRefusal.nameTooLong(bytes: name.utf8.count) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.folder = folder
-        name = Self.baseName(requestedName)
         temporary = folder.appendingPathComponent(".upload-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown)
@@ -126,10 +144,13 @@ final class FolderFileSink: RemoteFileSink, @unchecked Sendable {
         var n = 0
         while FileManager.default.fileExists(atPath: folder.appendingPathComponent(candidate).path) {
             n += 1
-            candidate = ext.isEmpty ? "\(stem)_\(n)" : "\(stem)_\(n).\(ext)"
+            let suffix = ext.isEmpty ? "_\(n)" : "_\(n).\(ext)"
+            // A name near the limit gives up the end of its stem to the number, rather than fail.
+            candidate = Self.prefix(of: stem, bytes: Self.maxNameBytes - suffix.utf8.count) + suffix
         }
         do { try FileManager.default.moveItem(at: temporary, to: folder.appendingPathComponent(candidate)) } catch {
-            throw .invalidBody("cannot store the file")
+            try? FileManager.default.removeItem(at: temporary)
+            throw .invalidBody("cannot store the file: \(error.localizedDescription)")
         }
         return candidate
     }
@@ -137,6 +158,18 @@ final class FolderFileSink: RemoteFileSink, @unchecked Sendable {
     func discard() async {
         try? handle.close()
         try? FileManager.default.removeItem(at: temporary)
+    }
+
+    /// The longest start of `text` of at most `bytes` UTF-8 bytes, whole characters only.
+    static func prefix(of text: String, bytes: Int) -> String {
+        var out = ""
+        var count = 0
+        for c in text {
+            count += c.utf8.count
+            if count > bytes { break }
+            out.append(c)
+        }
+        return out
     }
 
     static func split(_ name: String) -> (String, String) {

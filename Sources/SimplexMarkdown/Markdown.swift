@@ -32,8 +32,8 @@ public enum Markdown {
             // A single line of more than one character starting with `/` is all one command, arguments included.
             guard let first = trimmed.first, trimmed.count > 1 else { return nil }
             if first == "/" {
-                let text = String(String.UnicodeScalarView(line))
-                return [Span(.command(commandStr: String(String.UnicodeScalarView(trimmed.dropFirst()))), text, text)]
+                let text = string(line[...])
+                return [Span(.command(commandStr: string(trimmed.dropFirst())), text, text)]
             }
         }
         var all: [Span] = []
@@ -75,12 +75,36 @@ public enum Markdown {
         return true
     }
 
+    /// The scalars as a string, encoded straight into the string's storage (a scalar at a time is several times
+    /// slower, which a megabyte of one character shows).
+    static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var bytes = 0
+        for c in scalars { bytes += UTF8.width(c) }
+        return String(unsafeUninitializedCapacity: bytes) { buffer in
+            var i = 0
+            for c in scalars {
+                if c.isASCII {
+                    buffer[i] = UInt8(truncatingIfNeeded: c.value)
+                    i += 1
+                    continue
+                }
+                for unit in UTF8.encode(c) ?? UTF8.EncodedScalar() {
+                    buffer[i] = unit
+                    i += 1
+                }
+            }
+            return i
+        }
+    }
+
     /// Adjacent runs of the same format become one; empty runs go.
     static func merged(_ spans: [Span]) -> [Span] {
         var out: [Span] = []
         for span in spans where !span.source.isEmpty {
-            if let last = out.last, last.format == span.format {
-                out[out.count - 1] = Span(last.format, last.text + span.text, last.source + span.source)
+            // Appended in place: a run made of many pieces (a line of `**`) grows once, not copied per piece.
+            if !out.isEmpty, out[out.count - 1].format == span.format {
+                out[out.count - 1].text += span.text
+                out[out.count - 1].source += span.source
             } else {
                 out.append(span)
             }
@@ -103,14 +127,26 @@ struct Span: Hashable, Sendable {
 }
 
 /// One line's fragments. Each sub-parser either consumes and appends, or leaves the position where it was.
+///
+/// The parse is linear in the line: a fragment that fails is taken as a word, which consumes up to the next space, and
+/// whatever a fragment looks ahead for (a closing marker, `]`, `)`, punctuation) is found by `Lookahead`, which
+/// scans each stretch of the line once per thing sought, however many fragments ask.
 private struct LineParser {
     typealias Scalars = ArraySlice<Unicode.Scalar>
 
     let s: [Unicode.Scalar]
     var i = 0
     var out: [Span] = []
+    var lookahead: Lookahead
+    /// The link of the last `[text](link)` tried, by the position of its `]`: the texts that end there share it.
+    var lastLink: (textEnd: Int, link: LinkTarget?)?
+    /// Plain text not yet made a run: consecutive plain pieces (each `**` of a long line) become one string once.
+    var pendingPlain: Range<Int>?
 
-    init(_ line: [Unicode.Scalar]) { s = line }
+    init(_ line: [Unicode.Scalar]) {
+        s = line
+        lookahead = Lookahead(count: line.count)
+    }
 
     mutating func run() -> [Span] {
         while i < s.count {
@@ -122,6 +158,7 @@ private struct LineParser {
                 i = s.count
             }
         }
+        flushPlain()
         return Markdown.merged(out)
     }
 
@@ -149,30 +186,31 @@ private struct LineParser {
     // MARK: Output
 
     private mutating func plain(_ range: Range<Int>) {
-        let text = string(s[range])
+        guard !range.isEmpty else { return }
+        if let pending = pendingPlain, pending.upperBound == range.lowerBound {
+            pendingPlain = pending.lowerBound..<range.upperBound
+        } else {
+            flushPlain()
+            pendingPlain = range
+        }
+    }
+
+    private mutating func flushPlain() {
+        guard let pending = pendingPlain else { return }
+        pendingPlain = nil
+        let text = string(s[pending])
         out.append(Span(nil, text, text))
     }
 
     private mutating func formatted(_ format: Format, _ text: Scalars, source: Range<Int>) {
+        flushPlain()
         out.append(Span(format, string(text), string(s[source])))
     }
 
-    private func string(_ scalars: Scalars) -> String {
-        // ASCII, as most text is, straight into the string's storage.
-        guard scalars.allSatisfy({ $0.isASCII }) else { return String(String.UnicodeScalarView(scalars)) }
-        return String(unsafeUninitializedCapacity: scalars.count) { buffer in
-            for (i, c) in zip(buffer.indices, scalars) { buffer[i] = UInt8(truncatingIfNeeded: c.value) }
-            return scalars.count
-        }
-    }
+    private func string(_ scalars: Scalars) -> String { Markdown.string(scalars) }
 
-    private func firstIndex(of c: Unicode.Scalar, from start: Int) -> Int? {
-        var j = start
-        while j < s.count {
-            if s[j] == c { return j }
-            j += 1
-        }
-        return nil
+    private mutating func firstIndex(of c: Unicode.Scalar, from start: Int) -> Int? {
+        lookahead.next(.marker(c), in: s, from: start)
     }
 
     // MARK: Fragments
@@ -290,18 +328,28 @@ private struct LineParser {
         guard let textEnd = firstIndex(of: "]", from: start + 1), textEnd > start + 1, textEnd + 1 < s.count,
             s[textEnd + 1] == "(", let linkEnd = firstIndex(of: ")", from: textEnd + 2), linkEnd > textEnd + 2
         else { return false }
-        let text = string(s[(start + 1)..<textEnd])
-        let link = string(s[(textEnd + 2)..<linkEnd])
-        let hasPunctuation = s[(start + 1)..<textEnd].contains { Chars.isPunctuation($0) && $0 != "-" && $0 != "_" }
-        if hasPunctuation && text != link && "https://" + text != link { return false }
+        let textRange = (start + 1)..<textEnd
+        let linkRange = (textEnd + 2)..<linkEnd
+        // Texts that start at each of many `[` share their `]` and link: the tests below look at each text's own
+        // characters only when it can pass, and the link is parsed once.
+        let hasPunctuation = (lookahead.next(.punctuation, in: s, from: textRange.lowerBound) ?? s.count) < textEnd
+        if hasPunctuation && !isLink(text: textRange, link: linkRange) { return false }
+        let target: LinkTarget?
+        if let last = lastLink, last.textEnd == textEnd {
+            target = last.link
+        } else {
+            target = LinkTarget(string(s[linkRange]))
+            lastLink = (textEnd, target)
+        }
+        let text = string(s[textRange])
         let format: Format
-        if let simplex = SimplexLink(parsing: link) {
-            guard simplex.isShort else { return false }
+        switch target {
+        case .simplex(let simplex):
             format = .simplexLink(
                 showText: text, linkType: simplex.linkType, simplexUri: simplex.simplexURI, smpHosts: simplex.smpHosts)
-        } else if (try? WebURI(parsing: link)) != nil {
+        case .web(let link):
             format = .hyperLink(showText: text, linkUri: link)
-        } else {
+        case nil:
             return false
         }
         i = linkEnd + 1
@@ -309,23 +357,37 @@ private struct LineParser {
         return true
     }
 
+    /// Whether the text is the link itself, with or without `https://`.
+    private func isLink(text: Range<Int>, link: Range<Int>) -> Bool {
+        let https = Array("https://".unicodeScalars)
+        if text.count == link.count { return s[text].elementsEqual(s[link]) }
+        guard text.count + https.count == link.count else { return false }
+        return s[link].prefix(https.count).elementsEqual(https) && s[text].elementsEqual(s[link].dropFirst(https.count))
+    }
+
     /// A phone number: optional `+country`, optional `(code)`, digit groups joined by nothing, a space, `-` or `.`;
     /// 7 to 22 characters in all.
     private mutating func phone() -> Bool {
         let start = i
         var j = i
-        func digits(_ from: Int) -> Int? {
+        // Past 22 characters a number fails whatever follows, so a run that only moves the end on stops there (the
+        // next fragment starts after the next space, and `1 1 1 …` would otherwise be read to its end from each
+        // digit). A run in parentheses is read whole: only its `)` says whether it counts.
+        let bound = min(s.count, start + 24)
+        func digits(_ from: Int, upTo end: Int) -> Int? {
             var k = from
-            while k < s.count, Chars.isDigit(s[k]) { k += 1 }
+            while k < end, Chars.isDigit(s[k]) { k += 1 }
             return k > from ? k : nil
         }
         func separator(_ at: Int) -> Int {
             at < s.count && (s[at] == " " || s[at] == "-" || s[at] == ".") ? at + 1 : at
         }
-        if s[j] == "+", let end = digits(j + 1) { j = end }
+        if s[j] == "+", let end = digits(j + 1, upTo: bound) { j = end }
         let sep = separator(j)
-        if sep < s.count, s[sep] == "(", let end = digits(sep + 1), end < s.count, s[end] == ")" { j = end + 1 }
-        while let end = digits(separator(j)) { j = end }
+        if sep < s.count, s[sep] == "(", let end = digits(sep + 1, upTo: s.count), end < s.count, s[end] == ")" {
+            j = end + 1
+        }
+        while j - start <= 22, let end = digits(separator(j), upTo: bound) { j = end }
         guard (7...22).contains(j - start) else { return false }
         i = j
         formatted(.phone, s[start..<j], source: start..<j)
@@ -371,6 +433,85 @@ private struct LineParser {
     }
 }
 
+/// The link of `[text](link)`: a short SimpleX link or a web address.
+private enum LinkTarget {
+    case simplex(SimplexLink)
+    case web(String)
+
+    init?(_ link: String) {
+        if let simplex = SimplexLink(parsing: link) {
+            guard simplex.isShort else { return nil }
+            self = .simplex(simplex)
+        } else if (try? WebURI(parsing: link)) != nil {
+            self = .web(link)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// The next position at or after a point where a line has a character of a class, for the few classes the
+/// fragments look ahead for. For each class it remembers one stretch known to be free of it and where that stretch
+/// ends (at the class's next character, or the line's end), so the fragments' questions, whose starting points only
+/// move forward as the line is parsed, cost one scan of the line per class in all.
+private struct Lookahead {
+    enum Class {
+        case marker(Unicode.Scalar)
+        /// What makes a link's text have to be the link itself: punctuation other than `-` and `_`.
+        case punctuation
+
+        func contains(_ c: Unicode.Scalar) -> Bool {
+            switch self {
+            case .marker(let m): c == m
+            case .punctuation: Chars.isPunctuation(c) && c != "-" && c != "_"
+            }
+        }
+
+        /// Its place in `known`: the markers the fragments close on, then punctuation.
+        var slot: Int {
+            switch self {
+            case .marker("*"): 0
+            case .marker("_"): 1
+            case .marker("~"): 2
+            case .marker("`"): 3
+            case .marker("!"): 4
+            case .marker("'"): 5
+            case .marker("]"): 6
+            case .marker(")"): 7
+            case .marker: 8
+            case .punctuation: 9
+            }
+        }
+    }
+
+    /// Per class: no character of it in the range, and its upper bound is one (or the line's end).
+    private var known = [Range<Int>?](repeating: nil, count: 10)
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    mutating func next(_ target: Class, in s: [Unicode.Scalar], from start: Int) -> Int? {
+        let slot = target.slot
+        // A marker without a slot of its own is looked for afresh each time.
+        let free = slot == 8 ? nil : known[slot]
+        if let free, free.lowerBound <= start, start <= free.upperBound {
+            return free.upperBound < count ? free.upperBound : nil
+        }
+        // Before a known stretch the scan may stop where it starts: past that, its end is the answer.
+        var stop = count
+        var fallback = count
+        if let free, start < free.lowerBound {
+            stop = free.lowerBound
+            fallback = free.upperBound
+        }
+        var j = start
+        while j < stop, !target.contains(s[j]) { j += 1 }
+        let found = j < stop ? j : fallback
+        if slot != 8 { known[slot] = start..<found }
+        return found < count ? found : nil
+    }
+}
+
 /// Character classes as the core's Haskell `Data.Char` has them.
 enum Chars {
     static func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
@@ -394,7 +535,15 @@ enum Chars {
     }
 
     static func isPunctuation(_ c: Unicode.Scalar) -> Bool {
-        switch c.properties.generalCategory {
+        if c.isASCII {
+            switch c {
+            case "!", "\"", "#", "%", "&", "'", "(", ")", "*", ",", "-", ".", "/", ":", ";", "?", "@", "[", "\\", "]", "_",
+                "{", "}":
+                return true
+            default: return false
+            }
+        }
+        return switch c.properties.generalCategory {
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
             .finalPunctuation, .otherPunctuation:
             true

@@ -14,6 +14,8 @@
 //   simplex-bench goals [--mb N]             remote control's speed goals in one run: Ed25519 beside libsodium,
 //                                            HELLO beside its crypto, `/v` beside TLS echo + crypto, files (200 MB)
 //                                            beside the floor
+//   simplex-bench markdown [--mb N]          markdown parse time for N MB (1) of each special character beside
+//                                            plain text, through the Swift API and chat_parse_markdown
 import Foundation
 import SimplexCrypto
 
@@ -223,10 +225,14 @@ case "goals":
     try await goalsBenchmark(seconds: seconds, megabytes: megabytes)
 case "store-encryption":
     try StoreEncryptionBenchmark.run(seconds: seconds)
+case "markdown":
+    var megabytes = 1
+    if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
+    MarkdownBenchmark.run(megabytes: megabytes, rounds: 3)
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N] | markdown [--mb N]\n"
                 .utf8)
     )
     exit(2)

@@ -1,4 +1,5 @@
 import ChatCore
+import ChatStore
 import Foundation
 import SimplexArchive
 import SimplexEncoding
@@ -145,6 +146,100 @@ final class ArchiveTests: XCTestCase {
         XCTAssertEqual(refusal["message"]?.stringValue, "\(archive): the archive has no simplex_v1_chat.db")
         await h.result("/users", "usersList")
         await h.result("/_start", "chatStarted")
+    }
+
+    /// An export goes to a partial file beside the destination and is renamed onto it when whole: an existing archive
+    /// is replaced only then, and what a killed export left beside the same destination is cleared by the next one.
+    func testExportReplacesTheDestinationWhenWhole() async throws {
+        let h = try EngineHarness()
+        await setFilePaths(h.engine, h)
+        await h.createUser("alice")
+        let folder = path(h, "backups")
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let archive = folder + "/simplex.zip"
+        try Data("an older backup".utf8).write(to: URL(fileURLWithPath: archive))
+        let stale = folder + "/.simplex.zip.export-" + UUID().uuidString
+        try Data("left by a killed export".utf8).write(to: URL(fileURLWithPath: stale))
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: folder + "/.other.zip.export-1"))
+        await h.result("/_db export \(config(archive))", "archiveExported")
+        XCTAssertNotNil(try entries(archive)["simplex_v1_chat.db"])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: folder).sorted(), [".other.zip.export-1", "simplex.zip"])
+    }
+
+    /// An archive whose databases would leave a store the host does not open is refused before anything is
+    /// replaced (random bytes as the chat database used to answer `archiveImported`, and the next start exited with
+    /// a hint about keys): each database is checked for its header, the store's key, `integrity_check` and schema,
+    /// with the official core's `errorDatabase` errors. A good import keeps the previous databases as `.bak`.
+    func testImportChecksEveryDatabaseBeforeReplacingAnything() async throws {
+        let h = try EngineHarness()
+        await setFilePaths(h.engine, h)
+        await h.startWithUser("alice")
+        await h.result("/_create *1 text the note that must survive", "newChatItems")
+        await h.result("/_stop", "chatStopped")
+        let good = path(h, "good.zip")
+        await h.result("/_db export \(config(good))", "archiveExported")
+        let exported = try entries(good)
+        let chat = try XCTUnwrap(exported["simplex_v1_chat.db"]?.data)
+        let agent = try XCTUnwrap(exported["simplex_v1_agent.db"]?.data)
+
+        let notADatabase = (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        var damaged = chat
+        for i in stride(from: 4096 + 100, to: min(damaged.count, 4096 * 4), by: 7) { damaged[i] ^= 0x5A }
+        let other = path(h, "other.db")
+        do {
+            let plainSQLite = try SQLiteDatabase(path: other)
+            try plainSQLite.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        }
+        let notAStore = Array(try Data(contentsOf: URL(fileURLWithPath: other)))
+        let sealedPath = path(h, "sealed.db")
+        try Data(chat).write(to: URL(fileURLWithPath: sealedPath))
+        try SQLiteDatabase.changeKey(path: sealedPath, from: nil, to: EngineHarness.databaseKey("another key"))
+        let sealed = Array(try Data(contentsOf: URL(fileURLWithPath: sealedPath)))
+
+        let cases: [(String, [UInt8], [UInt8], String, String?)] = [
+            ("random bytes", notADatabase, agent, "errorOpen", "errorNotADatabase"),
+            ("damaged pages", damaged, agent, "errorOpen", "error"),
+            ("a database that is no chat store", notAStore, agent, "errorOpen", "error"),
+            ("the agent's schema as the chat database", agent, agent, "errorOpen", "error"),
+            ("a database under a key the store does not have", sealed, agent, "errorEncrypted", nil),
+            ("random bytes as the agent database", chat, notADatabase, "errorOpen", "errorNotADatabase"),
+        ]
+        let before = await snapshot(h.engine)
+        for (what, chatBytes, agentBytes, databaseError, sqliteError) in cases {
+            let archive = path(h, "bad.zip")
+            try write(archive, [("simplex_v1_chat.db", chatBytes), ("simplex_v1_agent.db", agentBytes)])
+            let envelope = await h.send("/_db import \(config(archive))")
+            let error = envelope["error"]
+            XCTAssertEqual(error?["type"]?.stringValue, "errorDatabase", "\(what): \(envelope.rendered)")
+            XCTAssertEqual(error?["databaseError"]?["type"]?.stringValue, databaseError, what)
+            XCTAssertEqual(error?["databaseError"]?["sqliteError"]?["type"]?.stringValue, sqliteError, what)
+            let after = await snapshot(h.engine)
+            XCTAssertEqual(after, before, "\(what): the store is as it was")
+            XCTAssertFalse(fm.fileExists(atPath: path(h, "simplex_v1_chat.db.bak")), what)
+        }
+        let started = await h.text("/_start")
+        XCTAssertEqual(started, #"{"result":{"type":"chatStarted"}}"#)
+        let notes = await h.text("/_get chat *1 count=10")
+        XCTAssertTrue(notes.contains("the note that must survive"))
+        await h.result("/_stop", "chatStopped")
+
+        await h.expect("/_db import \(config(good))", #"{"result":{"type":"archiveImported","archiveErrors":[]}}"#)
+        for name in ["simplex_v1_chat.db.bak", "simplex_v1_agent.db.bak"] {
+            XCTAssertTrue(fm.fileExists(atPath: path(h, name)), "the previous database is kept as \(name)")
+        }
+    }
+
+    /// An archive of the given entries, deflated.
+    private func write(_ archive: String, _ contents: [(String, [UInt8])]) throws {
+        let sink = try FileZipSink(creating: archive)
+        let writer = ZipWriter(sink: sink)
+        for (name, bytes) in contents {
+            try writer.beginEntry(name: name, method: .deflated, modified: .earliest, expectedSize: UInt64(bytes.count))
+            try writer.write(bytes)
+            try writer.endEntry()
+        }
+        try writer.finish()
+        try sink.close()
     }
 
     /// Entries that would land outside the store's folders are refused one by one; the rest is imported.

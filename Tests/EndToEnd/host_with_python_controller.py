@@ -184,6 +184,11 @@ def session(host, data, pairing, files, label, known, compression=True):
     stored = r and r["json"].get("filePath")
     check(f"{label}: storeFile stores under a base name in the files folder",
           stored and "/" not in stored and os.path.exists(os.path.join(data, "files", stored)), r)
+    ctrl.send({"id": "s3l", "storeFile": upload, "fileName": "n" * 5000 + ".jpg"})
+    r = ctrl.wait(lambda m: m.get("event") == "response" and m.get("id") == "s3l")
+    leftovers = [n for n in os.listdir(os.path.join(data, "files")) if n.startswith(".upload-")]
+    check(f"{label}: storeFile with a 5,004-byte name answers why, and leaves no .upload- file",
+          r and "a file name may have at most 255" in json.dumps(r) and not leftovers, (r, leftovers))
     if stored:
         with open(upload, "rb") as a, open(os.path.join(data, "files", stored), "rb") as b:
             check(f"{label}: the stored file is byte-identical", a.read() == b.read())

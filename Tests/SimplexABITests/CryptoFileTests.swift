@@ -100,6 +100,89 @@ final class CryptoFileTests: XCTestCase {
         XCTAssertEqual(C.take(chat_decrypt_file(nil, key, nonce, path)), "path is NULL")
     }
 
+    /// A destination that is the source itself, by the same path, another spelling, a symbolic or a hard link, is
+    /// refused as the official core's file locking refuses it, and the file is left whole: encrypting a file onto
+    /// itself used to leave 16 bytes and answer keys, decrypting it onto itself deleted it.
+    func testDestinationThatIsTheSourceIsRefused() throws {
+        let folder = C.folder()
+        let (_, ctrl) = C.open(folder + "/db")
+        let plain = Self.plaintext(100_003)
+        let path = folder + "/f"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(plain))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/symlink", withDestinationPath: path)
+        try FileManager.default.linkItem(atPath: path, toPath: folder + "/hardlink")
+        for same in [path, folder + "//./f", folder + "/symlink", folder + "/hardlink"] {
+            let answer = C.json(chat_encrypt_file(ctrl, path, same))
+            XCTAssertEqual(answer["type"] as? String, "error", same)
+            XCTAssertEqual(answer["writeError"] as? String, same + ": withFile: resource busy (file is locked)")
+            XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), plain, same)
+        }
+
+        let sealed = folder + "/sealed"
+        let args = try cryptoArgs(
+            plain.withUnsafeBufferPointer { chat_write_file(ctrl, sealed, $0.baseAddress, Int32(plain.count)) })
+        let sealedBytes = try Data(contentsOf: URL(fileURLWithPath: sealed))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/sealed-link", withDestinationPath: sealed)
+        for same in [sealed, folder + "/sealed-link"] {
+            XCTAssertEqual(
+                C.take(chat_decrypt_file(sealed, args.key, args.nonce, same)),
+                same + ": withFile: resource busy (file is locked)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: sealed)), sealedBytes, same)
+        }
+        XCTAssertEqual(try read(sealed, args.key, args.nonce).get(), plain)
+        XCTAssertEqual(try leftovers(folder), [])
+    }
+
+    /// A function that fails leaves an existing destination as it was, whatever the failure (a wrong key, a
+    /// missing or short source); one that succeeds replaces it, keeping its permissions, and through a link replaces
+    /// the file the link names. No temporary file is left either way.
+    func testExistingDestinationIsReplacedOnlyOnSuccess() throws {
+        let folder = C.folder()
+        let (_, ctrl) = C.open(folder + "/db")
+        let key = b64([UInt8](repeating: 1, count: 32))
+        let nonce = b64([UInt8](repeating: 2, count: 24))
+        let kept = Data("the destination's own content".utf8)
+        let destination = folder + "/destination"
+        func resetDestination() throws {
+            _ = FileManager.default.createFile(atPath: destination, contents: kept)
+            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: destination)
+        }
+        try resetDestination()
+
+        let plain = Self.plaintext(70_000)
+        let sealed = folder + "/sealed"
+        let args = try cryptoArgs(
+            plain.withUnsafeBufferPointer { chat_write_file(ctrl, sealed, $0.baseAddress, Int32(plain.count)) })
+        let otherKey = b64([UInt8](repeating: 3, count: 32))
+        XCTAssertEqual(C.take(chat_decrypt_file(sealed, otherKey, args.nonce, destination)), "FTCEInvalidAuthTag")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: destination)), kept, "a wrong key keeps the destination")
+        XCTAssertTrue(C.take(chat_decrypt_file(folder + "/missing", key, nonce, destination)).contains("No such file"))
+        XCTAssertEqual(C.json(chat_encrypt_file(ctrl, folder + "/missing", destination))["type"] as? String, "error")
+        _ = FileManager.default.createFile(atPath: folder + "/short", contents: Data([1, 2, 3]))
+        XCTAssertEqual(C.take(chat_decrypt_file(folder + "/short", key, nonce, destination)), "FTCEInvalidFileSize")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: destination)), kept)
+        XCTAssertEqual(C.json(chat_write_file(ctrl, folder, [1], 1))["type"] as? String, "error", "a folder is no file")
+
+        XCTAssertEqual(C.take(chat_decrypt_file(sealed, args.key, args.nonce, destination)), "")
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: destination))), plain)
+        let permissions = try FileManager.default.attributesOfItem(atPath: destination)[.posixPermissions] as? Int
+        XCTAssertEqual(permissions, 0o640)
+
+        try resetDestination()
+        let link = folder + "/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: destination)
+        let encrypted = try cryptoArgs(chat_encrypt_file(ctrl, sealed, link))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), destination, "the link stays")
+        let sealedBytes = Array(try Data(contentsOf: URL(fileURLWithPath: sealed)))
+        XCTAssertEqual(try read(destination, encrypted.key, encrypted.nonce).get(), sealedBytes)
+        XCTAssertEqual(try leftovers(folder), [])
+    }
+
+    /// Names in the folder that look like a function's temporary files.
+    func leftovers(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }
+    }
+
     // MARK: Helpers
 
     /// `chat_read_file`'s buffer (§9.3): the plaintext, or the error message.

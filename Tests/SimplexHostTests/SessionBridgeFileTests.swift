@@ -59,6 +59,35 @@ final class SessionBridgeFileTests: XCTestCase {
         XCTAssertEqual(read, bytes)
     }
 
+    /// `storeFile` with a name no file system takes is refused with the reason before anything is written, and
+    /// leaves no `.upload-` file (a 5,000-character name used to answer "cannot store the file" at the end and leave
+    /// its temporary file); a name near the limit still gets a unique name that fits.
+    func testUploadNamesTooLongAreRefusedWithTheReason() async throws {
+        let files = folder.appendingPathComponent("files")
+        let long = String(repeating: "n", count: 5_000) + ".jpg"
+        do {
+            _ = try await bridge(.success("")).beginStoring(fileName: long, fileSize: 3)
+            XCTFail("a 5,004-byte name was taken")
+        } catch {
+            XCTAssertEqual(
+                error, .invalidBody("cannot store the file: its name is 5004 bytes long, and a file name may have at most 255"))
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.path), [])
+
+        let nearLimit = String(repeating: "é", count: 125) + ".jpg"
+        XCTAssertEqual(nearLimit.utf8.count, 254)
+        var stored: [String] = []
+        for _ in 0..<2 {
+            let sink = try await bridge(.success("")).beginStoring(fileName: nearLimit, fileSize: 3)
+            try await sink.write([1, 2, 3])
+            stored.append(try await sink.commit())
+        }
+        XCTAssertEqual(stored[0], nearLimit)
+        XCTAssertTrue(stored[1].hasSuffix("_1.jpg") && stored[1].utf8.count <= 255, stored[1])
+        XCTAssertEqual(
+            Set(try FileManager.default.contentsOfDirectory(atPath: files.path)), Set(stored), "no .upload- file is left")
+    }
+
     func testTheCoresErrorIsTheAnswer() async {
         let error = Array(#"{"error":{"type":"error","errorType":{"type":"noActiveUser"}}}"#.utf8)
         let answer = await refusal(.failure(ChatErrorEnvelope(bytes: error)))

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""An interrupted `/_db export` onto an existing backup leaves that backup whole. `simplex-host --json` exports a store
+with a large files folder to a path that already holds a good archive, and is killed with SIGKILL at moments spread
+over the export; after each kill the old archive is still there byte for byte and opens as a zip with every entry's
+CRC right. An export that runs to its end then replaces it with the new archive and leaves no partial file behind.
+
+usage: export_crash_safety.py PATH/TO/simplex-host
+"""
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+KILLS = 10
+BIG_FILE_MB = 24  # random bytes do not deflate: the export takes seconds
+
+passed, failed = 0, 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}")
+
+
+class Host:
+    def __init__(self, binary, data):
+        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.n = 0
+
+    def send(self, command):
+        self.n += 1
+        corr = f"c{self.n}"
+        self.p.stdin.write(json.dumps({"corrId": corr, "cmd": command}) + "\n")
+        self.p.stdin.flush()
+        return corr
+
+    def ask(self, command):
+        corr = self.send(command)
+        for line in self.p.stdout:
+            message = json.loads(line)
+            if message.get("corrId") == corr:
+                return message["resp"]
+        raise SystemExit(f"the host ended before answering {command}")
+
+    def kill(self):
+        """Kills the host; returns the corrIds it had answered (what it wrote is still in the pipe)."""
+        os.kill(self.p.pid, signal.SIGKILL)
+        self.p.wait(timeout=10)
+        answered = set()
+        for line in self.p.stdout.read().splitlines():
+            try:
+                answered.add(json.loads(line).get("corrId"))
+            except ValueError:
+                pass
+        return answered
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def whole_zip(path):
+    """None when the archive opens and every entry's CRC is right, else why not."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+            return None if bad is None else f"bad entry {bad}"
+    except Exception as e:  # noqa: BLE001 - any failure to open is the finding
+        return repr(e)
+
+
+def export(host, archive):
+    return host.ask("/_db export " + json.dumps({"archivePath": archive}))
+
+
+def partials(folder):
+    return [n for n in os.listdir(folder) if ".export-" in n]
+
+
+def main():
+    binary = sys.argv[1]
+    rng = random.Random(0x5AFE)
+    with tempfile.TemporaryDirectory() as root:
+        data = os.path.join(root, "data")
+        files = os.path.join(data, "files")
+        backups = os.path.join(root, "backups")
+        os.makedirs(files)
+        os.makedirs(backups)
+        archive = os.path.join(backups, "simplex-chat.zip")
+
+        host = Host(binary, data)
+        host.ask(f"/_files_folder {files}")
+        host.ask('/_create user {"profile":{"displayName":"backup","fullName":""},"pastTimestamp":false}')
+        host.ask("/_start")
+        for i in range(200):
+            host.send(f"/_create *1 text note {i}")
+        host.ask("/_stop")
+        first = export(host, archive)
+        check("the first export answers archiveExported", first.get("type") == "archiveExported", json.dumps(first)[:300])
+        host.close()
+        check("the first backup is a whole zip", whole_zip(archive) is None, str(whole_zip(archive)))
+        backup_digest = digest(archive)
+        good_copy = os.path.join(root, "first-backup.zip")
+        shutil.copyfile(archive, good_copy)
+
+        with open(os.path.join(files, "big.bin"), "wb") as f:
+            for _ in range(BIG_FILE_MB):
+                f.write(os.urandom(1 << 20))
+
+        # How long a whole export takes, onto a scratch path, to spread the kills over it.
+        host = Host(binary, data)
+        host.ask(f"/_files_folder {files}")
+        t0 = time.monotonic()
+        timed = export(host, os.path.join(root, "timed.zip"))
+        duration = time.monotonic() - t0
+        host.close()
+        check("a whole export of the large store answers archiveExported", timed.get("type") == "archiveExported",
+              json.dumps(timed)[:300])
+        print(f"   a whole export takes {duration:.2f} s")
+
+        interrupted, intact, finished_whole = 0, 0, True
+        for k in range(KILLS):
+            host = Host(binary, data)
+            host.ask(f"/_files_folder {files}")
+            delay = duration * (0.05 + 0.8 * (k + rng.random()) / KILLS)
+            corr = host.send("/_db export " + json.dumps({"archivePath": archive}))
+            time.sleep(delay)
+            finished = corr in host.kill()
+            same = os.path.exists(archive) and digest(archive) == backup_digest
+            problem = whole_zip(archive) if os.path.exists(archive) else "missing"
+            if finished:
+                # The export ran to its end before the kill (a loaded machine is faster or slower than the timed
+                # run): the backup is the new whole archive; the old one goes back for the next kill.
+                finished_whole = finished_whole and problem is None
+                shutil.copyfile(good_copy, archive)
+                continue
+            interrupted += 1
+            if same and problem is None:
+                intact += 1
+            else:
+                print(f"   kill {k} at {delay:.2f} s: backup {'changed' if os.path.exists(archive) else 'gone'}, {problem}")
+        print(f"   {interrupted} of {KILLS} kills came before the export answered")
+        check("most kills interrupt an export", interrupted >= KILLS // 2, f"{interrupted} of {KILLS}")
+        check("the old backup is intact after each kill that interrupted an export onto it", intact == interrupted,
+              f"{intact} of {interrupted}")
+        check("an export the kill came too late for left a whole archive", finished_whole)
+
+        host = Host(binary, data)
+        host.ask(f"/_files_folder {files}")
+        last = export(host, archive)
+        host.close()
+        check("an export that runs to its end answers archiveExported", last.get("type") == "archiveExported",
+              json.dumps(last)[:300])
+        check("and replaces the backup with a whole zip", whole_zip(archive) is None, str(whole_zip(archive)))
+        with zipfile.ZipFile(archive) as z:
+            names = set(z.namelist())
+        check("the new backup holds the large file", "simplex_v1_files/big.bin" in names, str(sorted(names)[:5]))
+        check("no partial export is left beside it", partials(backups) == [], str(partials(backups)))
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
