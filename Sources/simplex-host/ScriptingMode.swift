@@ -8,25 +8,32 @@ import SimplexHost
 enum ScriptingMode {
     static func run(_ options: Options) async -> Int32 {
         let output = OutputLines()
+        // Events go out in the order they came, through one stream and one writer (a task per event would let a
+        // burst of them, such as a new group's items, overtake one another).
+        let (events, eventLines) = AsyncStream.makeStream(of: [UInt8].self)
+        let eventWriter = Task { for await line in events { await output.write(line) } }
         let runtime: HostRuntime
         do {
             runtime = try await HostRuntime(
                 options: options,
                 output: HostRuntime.Output(
-                    coreEvent: { envelope in Task { await output.write(Scripting.event(envelope)) } },
+                    coreEvent: { envelope in eventLines.yield(Scripting.event(envelope)) },
                     remoteEvent: { event in
                         if let hint = event.reason ?? Hints.forEvent(event.json) { Say.error(hint) }
-                        Task { await output.write(Scripting.event(event.json)) }
+                        eventLines.yield(Scripting.event(event.json))
                     },
                     // What the reconnector ran answers like a command, without a corrId.
                     automaticResponse: { answer in
                         if let reason = answer.reason { Say.error(reason) }
-                        Task { await output.write(Scripting.response(answer.envelope, corrId: nil)) }
+                        eventLines.yield(Scripting.response(answer.envelope, corrId: nil))
                     },
                     controllerTooSlow: { bound in
                         Say.error("the controller stopped fetching events (\(bound) waiting), so its session was ended")
                     }))
-        } catch { return Say.failure(error) }
+        } catch {
+            eventLines.finish()
+            return Say.failure(error)
+        }
 
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         Signals.onTermination { _ in continuation.finish() }
@@ -42,6 +49,8 @@ enum ScriptingMode {
             await output.write(response)
         }
         await runtime.shutdown()
+        eventLines.finish()
+        await eventWriter.value
         return ExitCode.ok.rawValue
     }
 }

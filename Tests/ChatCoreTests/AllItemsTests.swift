@@ -17,7 +17,8 @@ final class AllItemsTests: XCTestCase {
         XCTAssertEqual(ids(r), expected, line, file: file, line: l)
     }
 
-    /// Notes 1 and 3, group items 2, 4 and 5, one second apart; item 2 says "Hello".
+    /// After the group's 11 event items (1–11): notes 12 and 14, group items 13, 15 and 16, one second apart; item 13
+    /// says "Hello".
     private func itemsInTwoChats() async throws -> EngineHarness {
         let h = try EngineHarness()
         await h.startWithUser()
@@ -34,23 +35,25 @@ final class AllItemsTests: XCTestCase {
 
     func testPagesAcrossChats() async throws {
         let h = try await itemsInTwoChats()
-        let all = await h.result("/_get items count=10", "chatItems")
-        XCTAssertEqual(ids(all), [1, 2, 3, 4, 5])
+        let all = await h.result("/_get items count=5", "chatItems")
+        XCTAssertEqual(ids(all), [12, 13, 14, 15, 16])
         XCTAssertEqual(all.keys, ["chatItems", "type", "user"])
         let chats = all["chatItems"]?.arrayValue?.compactMap { $0["chatInfo"]?["type"]?.stringValue }
         XCTAssertEqual(chats, ["local", "group", "local", "group", "group"])
         XCTAssertEqual(all["chatItems"]?.arrayValue?[1]["chatInfo"]?["groupInfo"]?["groupId"]?.integerValue, 1)
-        await expectIds(h, "/_get items count=2", [4, 5])
-        // The search ignores case, in every chat.
-        await expectIds(h, "/_get items count=10 search=hello", [2])
-        await expectIds(h, "/_get items count=10 search=N", [1, 3])
+        await expectIds(h, "/_get items count=2", [15, 16])
+        // The search ignores case, in every chat, and looks at every item's text: the event items' too, as the core's
+        // `item_text` search does.
+        await expectIds(h, "/_get items count=10 search=hello", [13])
+        await expectIds(h, "/_get items count=10 search=N", [3, 5, 6, 7, 8, 9, 10, 11, 12, 14])
+        await expectIds(h, "/_get items count=10 search=end-to-end", [2])
         // A page anchored on a group item; its neighbours come from every chat.
-        await expectIds(h, "/_get items after=2 count=2", [3, 4])
-        await expectIds(h, "/_get items before=4 count=2", [2, 3])
-        await expectIds(h, "/_get items around=4 count=1", [3, 4, 5])
-        await expectIds(h, "/_get items around=4 count=5 search=g", [4, 5])
+        await expectIds(h, "/_get items after=13 count=2", [14, 15])
+        await expectIds(h, "/_get items before=15 count=2", [13, 14])
+        await expectIds(h, "/_get items around=15 count=1", [14, 15, 16])
+        await expectIds(h, "/_get items around=15 count=5 search=g", [3, 4, 6, 7, 15, 16])
         // The user's own items are never unread, so `initial=` is the last page.
-        await expectIds(h, "/_get items initial=2", [4, 5])
+        await expectIds(h, "/_get items initial=2", [15, 16])
         await h.expect(
             "/_get items initial=2 search=x",
             #"{"error":{"type":"errorStore","storeError":{"type":"internalError","message":"initial chat pagination doesn't support search"}}}"#
@@ -61,14 +64,14 @@ final class AllItemsTests: XCTestCase {
         let h = try await itemsInTwoChats()
         // The core finds an anchor through its contact or group only: a note there is a bad item.
         await h.expect(
-            "/_get items after=1 count=2", #"{"error":{"type":"errorStore","storeError":{"type":"badChatItem","itemId":1}}}"#)
+            "/_get items after=12 count=2", #"{"error":{"type":"errorStore","storeError":{"type":"badChatItem","itemId":12}}}"#)
         await h.expect(
-            "/_get items around=9 count=2",
-            #"{"error":{"type":"errorStore","storeError":{"type":"chatItemNotFound","itemId":9}}}"#)
+            "/_get items around=99 count=2",
+            #"{"error":{"type":"errorStore","storeError":{"type":"chatItemNotFound","itemId":99}}}"#)
         // Another user has no items of alice's.
         await h.createUser("bob")
         await expectIds(h, "/_get items count=10", [])
-        await h.storeError("/_get items before=4 count=2", "chatItemNotFound")
+        await h.storeError("/_get items before=15 count=2", "chatItemNotFound")
     }
 
     func testPreconditions() async throws {

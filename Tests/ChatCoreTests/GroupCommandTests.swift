@@ -233,7 +233,14 @@ final class GroupCommandTests: XCTestCase {
         let group = try XCTUnwrap(chats["chats"]?.arrayValue?.first { $0["chatInfo"]?["type"]?.stringValue == "group" })
         XCTAssertEqual(group.keys, ["chatInfo", "chatItems", "chatStats"])
         XCTAssertEqual(group["chatInfo"]?.keys, ["groupInfo", "type"])
-        XCTAssertEqual(group["chatItems"]?.arrayValue?.count, 0)
+        // The preview is the group's newest item: the last of the feature items it was created with.
+        XCTAssertEqual(group["chatItems"]?.arrayValue?.count, 1)
+        XCTAssertEqual(
+            group["chatItems"]?.arrayValue?.first?["content"],
+            .object([
+                "type": .string("sndGroupFeature"), "groupFeature": .string("history"),
+                "preference": .object(["enable": .string("off")]),
+            ]))
 
         await h.result(#"/_settings #2 {"enableNtfs":"all","favorite":true}"#, "cmdOk")
         let favorites = await h.result(#"/_get chats 1 {"type":"filters","favorite":true,"unread":false}"#, "apiChats")

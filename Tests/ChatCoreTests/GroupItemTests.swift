@@ -66,7 +66,7 @@ final class GroupItemTests: XCTestCase {
             text,
             #"{"result":{"type":"newChatItems","user":"# + UserCommandTests.alice
                 + #","chatItems":[{"chatInfo":{"type":"group","groupInfo":"#
-                + info + #"},"chatItem":"# + Self.item(1, #"{"type":"text","text":"hello"}"#, text: "hello", shared: id)
+                + info + #"},"chatItem":"# + Self.item(12, #"{"type":"text","text":"hello"}"#, text: "hello", shared: id)
                 + "}]}}")
         // The JSON form with every flag the API allows, several messages in one command, and the human form.
         let many = await h.result(
@@ -82,8 +82,9 @@ final class GroupItemTests: XCTestCase {
         XCTAssertEqual(
             later["chatItems"]?.arrayValue?.first?["chatInfo"]?["groupInfo"]?["chatTs"]?.stringValue,
             "2025-06-01T09:31:12.123456Z")
-        let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 5)
+        // After the group's 11 event items.
+        let page = await h.result("/_get chat #1 count=20", "apiChat")
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 16)
     }
 
     func testWhatCannotBeSent() async throws {
@@ -110,8 +111,8 @@ final class GroupItemTests: XCTestCase {
         await h.result(
             #"/_send #1 json [{"msgContent":{"type":"text","text":"@alice hi"},"mentions":{"alice":1}}]"#, "newChatItems")
         // Nothing was stored by the refused commands.
-        let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 1)
+        let page = await h.result("/_get chat #1 count=20", "apiChat")
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 12)
     }
 
     func testTheGroupsPreferencesApply() async throws {
@@ -139,7 +140,7 @@ final class GroupItemTests: XCTestCase {
             Self.sendError + #"feature not allowed Files and media"}}}"#)
         await h.result("/_send #1 text words are fine", "newChatItems")
         await h.expect(
-            #"/_reaction #1 1 on {"type":"emoji","emoji":"👍"}"#, Self.sendError + #"feature not allowed Message reactions"}}}"#)
+            #"/_reaction #1 12 on {"type":"emoji","emoji":"👍"}"#, Self.sendError + #"feature not allowed Message reactions"}}}"#)
         // A group with files on takes a file from the files folder, recorded as notes record theirs.
         _ = try await newGroup(h)
         let sent = await h.text(#"/_send #2 json [{"fileSource":{"filePath":"a.txt"},"msgContent":{"type":"file","text":""}}]"#)
@@ -158,27 +159,27 @@ final class GroupItemTests: XCTestCase {
         _ = try await newGroup(h)
         let first = await h.result("/_send #1 text the question", "newChatItems")
         let id = try shared(first)
-        let reply = await h.text(#"/_send #1 json [{"quotedItemId":1,"msgContent":{"type":"text","text":"the answer"}}]"#)
+        let reply = await h.text(#"/_send #1 json [{"quotedItemId":12,"msgContent":{"type":"text","text":"the answer"}}]"#)
         let quote =
-            #"{"chatDir":{"type":"groupSnd"},"itemId":1,"sharedMsgId":"\#(id)","sentAt":"\#(Self.t)","content":{"type":"text","text":"the question"}}"#
+            #"{"chatDir":{"type":"groupSnd"},"itemId":12,"sharedMsgId":"\#(id)","sentAt":"\#(Self.t)","content":{"type":"text","text":"the question"}}"#
         let replyShared = try shared(XCTUnwrap(CanonicalJSON.parse(reply)["result"]))
         XCTAssertTrue(
             reply.contains(
-                Self.item(2, #"{"type":"text","text":"the answer"}"#, text: "the answer", shared: replyShared, quote: quote)),
+                Self.item(13, #"{"type":"text","text":"the answer"}"#, text: "the answer", shared: replyShared, quote: quote)),
             reply)
         // A large reply (a link) quotes the text alone; at most one quote per command.
-        await h.storeError(#"/_send #1 json [{"quotedItemId":9,"msgContent":{"type":"text","text":"x"}}]"#, "chatItemNotFound")
+        await h.storeError(#"/_send #1 json [{"quotedItemId":99,"msgContent":{"type":"text","text":"x"}}]"#, "chatItemNotFound")
         await h.expect(
-            #"/_send #1 json [{"quotedItemId":1,"msgContent":{"type":"text","text":"a"}},{"quotedItemId":2,"msgContent":{"type":"text","text":"b"}}]"#,
+            #"/_send #1 json [{"quotedItemId":12,"msgContent":{"type":"text","text":"a"}},{"quotedItemId":13,"msgContent":{"type":"text","text":"b"}}]"#,
             Self.sendError + #"invalid multi send: live and more than one quote not supported"}}}"#)
         // The quote outlives the quoted item, which then has no id; an item marked deleted cannot be quoted.
-        await h.result("/_delete item #1 1 internal", "chatItemsDeleted")
+        await h.result("/_delete item #1 12 internal", "chatItemsDeleted")
         let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.first?["quotedItem"]?["itemId"], nil)
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.last?["quotedItem"]?["itemId"], nil)
         XCTAssertEqual(
-            page["chat"]?["chatItems"]?.arrayValue?.first?["quotedItem"]?["content"]?["text"]?.stringValue, "the question")
-        await h.result("/_delete item #1 2 internalMark", "chatItemsDeleted")
-        await h.storeError(#"/_send #1 json [{"quotedItemId":2,"msgContent":{"type":"text","text":"x"}}]"#, "invalidQuote")
+            page["chat"]?["chatItems"]?.arrayValue?.last?["quotedItem"]?["content"]?["text"]?.stringValue, "the question")
+        await h.result("/_delete item #1 13 internalMark", "chatItemsDeleted")
+        await h.storeError(#"/_send #1 json [{"quotedItemId":13,"msgContent":{"type":"text","text":"x"}}]"#, "invalidQuote")
     }
 
     // MARK: Changing
@@ -189,22 +190,22 @@ final class GroupItemTests: XCTestCase {
         let info = try await newGroup(h)
         let id = try shared(await h.result("/_send #1 text first", "newChatItems"))
         await h.expect(
-            "/_update item #1 1 text second",
+            "/_update item #1 12 text second",
             #"{"result":{"type":"chatItemUpdated","user":"# + UserCommandTests.alice
                 + #","chatItem":{"chatInfo":{"type":"group","groupInfo":"#
                 + info + #"},"chatItem":"#
-                + Self.item(1, #"{"type":"text","text":"second"}"#, text: "second", shared: id, edited: true) + "}}}")
-        await h.result("/_update item #1 1 live=off text second", "chatItemNotChanged")
-        let versions = await h.result("/_get item info #1 1", "chatItemInfo")
+                + Self.item(12, #"{"type":"text","text":"second"}"#, text: "second", shared: id, edited: true) + "}}}")
+        await h.result("/_update item #1 12 live=off text second", "chatItemNotChanged")
+        let versions = await h.result("/_get item info #1 12", "chatItemInfo")
         XCTAssertEqual(
             versions["chatItemInfo"]?["itemVersions"]?.arrayValue?.compactMap { $0["msgContent"]?["text"]?.stringValue },
             ["second", "first"])
         await h.storeError(
-            #"/_update item #1 1 json {"msgContent":{"type":"text","text":"x"},"mentions":{"x":5}}"#, "groupMemberNotFound")
-        await h.storeError("/_update item #1 9 text x", "chatItemNotFound")
+            #"/_update item #1 12 json {"msgContent":{"type":"text","text":"x"},"mentions":{"x":5}}"#, "groupMemberNotFound")
+        await h.storeError("/_update item #1 99 text x", "chatItemNotFound")
         // A deleted item is no longer edited.
-        await h.result("/_delete item #1 1 internalMark", "chatItemsDeleted")
-        await h.chatError("/_update item #1 1 text third", "invalidChatItemUpdate")
+        await h.result("/_delete item #1 12 internalMark", "chatItemsDeleted")
+        await h.chatError("/_update item #1 12 text third", "invalidChatItemUpdate")
     }
 
     func testDeletionModes() async throws {
@@ -212,35 +213,35 @@ final class GroupItemTests: XCTestCase {
         await h.startWithUser()
         let info = try await newGroup(h)
         for n in 1...4 { await h.result("/_send #1 text n\(n)", "newChatItems") }
-        let s2 = try await sharedOf(h, 2)
+        let s2 = try await sharedOf(h, 13)
         let chatInfo = #"{"type":"group","groupInfo":"# + info + "}"
         // internalMark keeps the item, marked deleted.
         let marked = Self.item(
-            2, #"{"type":"text","text":"n2"}"#, text: "n2", shared: s2,
+            13, #"{"type":"text","text":"n2"}"#, text: "n2", shared: s2,
             deleted: #"{"type":"deleted","deletedTs":"\#(Self.t)","chatType":"group"}"#)
         await h.expect(
-            "/_delete item #1 2 internalMark",
+            "/_delete item #1 13 internalMark",
             #"{"result":{"type":"chatItemsDeleted","user":"# + UserCommandTests.alice
                 + #","chatItemDeletions":[{"deletedChatItem":{"chatInfo":"#
-                + chatInfo + #","chatItem":"# + Self.item(2, #"{"type":"text","text":"n2"}"#, text: "n2", shared: s2)
+                + chatInfo + #","chatItem":"# + Self.item(13, #"{"type":"text","text":"n2"}"#, text: "n2", shared: s2)
                 + #"},"toChatItem":{"chatInfo":"# + chatInfo + #","chatItem":"# + marked
                 + #"}}],"byUser":true,"timed":false}}"#)
         // broadcast: only items still deletable; without full deletion in the group the members would keep them marked.
-        await h.chatError("/_delete item #1 2,3 broadcast", "invalidChatItemDelete")
-        let broadcast = await h.result("/_delete item #1 3 broadcast", "chatItemsDeleted")
+        await h.chatError("/_delete item #1 13,14 broadcast", "invalidChatItemDelete")
+        let broadcast = await h.result("/_delete item #1 14 broadcast", "chatItemsDeleted")
         XCTAssertEqual(
             broadcast["chatItemDeletions"]?.arrayValue?.first?["toChatItem"]?["chatItem"]?["meta"]?["itemDeleted"]?["type"]?
                 .stringValue, "deleted")
         // internal removes; so does broadcast in a group with full deletion on.
-        let removed = await h.result("/_delete item #1 4 internal", "chatItemsDeleted")
+        let removed = await h.result("/_delete item #1 15 internal", "chatItemsDeleted")
         XCTAssertEqual(removed["chatItemDeletions"]?.arrayValue?.first?["toChatItem"], nil)
-        let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 3)
+        let page = await h.result("/_get chat #1 count=20", "apiChat")
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 14)
         _ = try await newGroup(h, #"{"displayName":"open","fullName":"","groupPreferences":{"fullDelete":{"enable":"on"}}}"#)
         await h.result("/_send #2 text gone", "newChatItems")
-        let full = await h.result("/_delete item #2 5 broadcast", "chatItemsDeleted")
+        let full = await h.result("/_delete item #2 27 broadcast", "chatItemsDeleted")
         XCTAssertEqual(full["chatItemDeletions"]?.arrayValue?.first?["toChatItem"], nil)
-        await h.expect("/_delete item #1 1 history", Self.sendError + #"not supported"}}}"#)
+        await h.expect("/_delete item #1 12 history", Self.sendError + #"not supported"}}}"#)
     }
 
     // MARK: Reactions and reads
@@ -253,25 +254,25 @@ final class GroupItemTests: XCTestCase {
         let thumbs = #"{"type":"emoji","emoji":"👍"}"#
         let counted = #"[{"reaction":\#(thumbs),"userReacted":true,"totalReacted":1}]"#
         await h.expect(
-            "/_reaction #1 1 on \(thumbs)",
+            "/_reaction #1 12 on \(thumbs)",
             #"{"result":{"type":"chatItemReaction","user":"# + UserCommandTests.alice
                 + #","added":true,"reaction":{"chatInfo":{"type":"group","groupInfo":"# + info
                 + #"},"chatReaction":{"chatDir":{"type":"groupSnd"},"chatItem":"#
-                + Self.item(1, #"{"type":"text","text":"react"}"#, text: "react", shared: id, reactions: counted)
+                + Self.item(12, #"{"type":"text","text":"react"}"#, text: "react", shared: id, reactions: counted)
                 + #","sentAt":"\#(Self.t)","reaction":\#(thumbs)}}}}"#)
-        await h.expect("/_reaction #1 1 on \(thumbs)", Self.sendError + #"reaction already added"}}}"#)
-        for e in ["❤️", "🚀"] { await h.result(#"/_reaction #1 1 on {"type":"emoji","emoji":"\#(e)"}"#, "chatItemReaction") }
-        await h.expect(#"/_reaction #1 1 on {"type":"emoji","emoji":"😂"}"#, Self.sendError + #"too many reactions"}}}"#)
+        await h.expect("/_reaction #1 12 on \(thumbs)", Self.sendError + #"reaction already added"}}}"#)
+        for e in ["❤️", "🚀"] { await h.result(#"/_reaction #1 12 on {"type":"emoji","emoji":"\#(e)"}"#, "chatItemReaction") }
+        await h.expect(#"/_reaction #1 12 on {"type":"emoji","emoji":"😂"}"#, Self.sendError + #"too many reactions"}}}"#)
         let page = await h.result("/_get chat #1 count=1", "apiChat")
         XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.first?["reactions"]?.arrayValue?.count, 3)
-        let off = await h.result("/_reaction #1 1 off \(thumbs)", "chatItemReaction")
+        let off = await h.result("/_reaction #1 12 off \(thumbs)", "chatItemReaction")
         XCTAssertEqual(off["added"], .bool(false))
         XCTAssertEqual(off["reaction"]?["chatReaction"]?["chatItem"]?["reactions"]?.arrayValue?.count, 2)
-        await h.expect("/_reaction #1 1 off \(thumbs)", Self.sendError + #"reaction already removed"}}}"#)
-        await h.storeError("/_reaction #1 9 on \(thumbs)", "chatItemNotFound")
-        await h.result("/_delete item #1 1 internalMark", "chatItemsDeleted")
+        await h.expect("/_reaction #1 12 off \(thumbs)", Self.sendError + #"reaction already removed"}}}"#)
+        await h.storeError("/_reaction #1 99 on \(thumbs)", "chatItemNotFound")
+        await h.result("/_delete item #1 12 internalMark", "chatItemsDeleted")
         await h.expect(
-            "/_reaction #1 1 on \(thumbs)", Self.sendError + #"reaction not allowed - chat item has no content"}}}"#)
+            "/_reaction #1 12 on \(thumbs)", Self.sendError + #"reaction not allowed - chat item has no content"}}}"#)
     }
 
     func testReadChatItems() async throws {
@@ -294,23 +295,23 @@ final class GroupItemTests: XCTestCase {
         await h.startWithUser()
         _ = try await newGroup(h)
         await h.result("/_create *1 text a note", "newChatItems")
-        let toGroup = await h.result("/_forward #1 *1 1", "newChatItems")
+        let toGroup = await h.result("/_forward #1 *1 12", "newChatItems")
         let item = toGroup["chatItems"]?.arrayValue?.first?["chatItem"]
         XCTAssertEqual(item?["chatDir"]?["type"]?.stringValue, "groupSnd")
         XCTAssertEqual(item?["meta"]?["itemForwarded"], nil)
         XCTAssertNotNil(item?["meta"]?["itemSharedMsgId"])
-        let back = await h.text("/_forward *1 #1 2")
+        let back = await h.text("/_forward *1 #1 13")
         XCTAssertTrue(
-            back.contains(#""itemForwarded":{"type":"group","chatName":"team","msgDir":"snd","groupId":1,"chatItemId":2}"#),
+            back.contains(#""itemForwarded":{"type":"group","chatName":"team","msgDir":"snd","groupId":1,"chatItemId":13}"#),
             back)
-        let plan = await h.result("/_forward plan #1 2,9", "forwardPlan")
-        XCTAssertEqual(plan["chatItemIds"]?.arrayValue?.compactMap(\.integerValue), [2])
+        let plan = await h.result("/_forward plan #1 13,99", "forwardPlan")
+        XCTAssertEqual(plan["chatItemIds"]?.arrayValue?.compactMap(\.integerValue), [13])
         // Group to group keeps the first origin, and a deleted item is not forwarded.
-        let again = await h.text("/_forward #1 #1 2")
+        let again = await h.text("/_forward #1 #1 13")
         XCTAssertTrue(
-            again.contains(#""itemForwarded":{"type":"group","chatName":"team","msgDir":"snd","groupId":1,"chatItemId":2}"#))
-        await h.result("/_delete item #1 2 internalMark", "chatItemsDeleted")
-        let none = await h.result("/_forward *1 #1 2", "newChatItems")
+            again.contains(#""itemForwarded":{"type":"group","chatName":"team","msgDir":"snd","groupId":1,"chatItemId":13}"#))
+        await h.result("/_delete item #1 13 internalMark", "chatItemsDeleted")
+        let none = await h.result("/_forward *1 #1 13", "newChatItems")
         XCTAssertEqual(none["chatItems"]?.arrayValue?.count, 0)
     }
 }

@@ -19,6 +19,8 @@ final class GroupModerationTests: XCTestCase {
     {
         await h.startWithUser()
         let created = await h.result("/_group 1 \(profile)", "groupCreated")
+        // The group's 11 event items came as events; the tests look at the events after them.
+        for _ in 0..<11 { _ = await nextEvent(h) }
         return try XCTUnwrap(created["groupInfo"]?["membership"])
     }
 
@@ -28,8 +30,8 @@ final class GroupModerationTests: XCTestCase {
         let h = try EngineHarness()
         let membership = try await team(h)
         for n in 1...3 { await h.result("/_send #1 text n\(n)", "newChatItems") }
-        await h.result("/_update item #1 2 text n2 edited", "chatItemUpdated")
-        let r = await h.result("/_delete member item #1 2,9", "chatItemsDeleted")
+        await h.result("/_update item #1 13 text n2 edited", "chatItemUpdated")
+        let r = await h.result("/_delete member item #1 13,99", "chatItemsDeleted")
         XCTAssertEqual(r["byUser"], .bool(true))
         XCTAssertEqual(r["timed"], .bool(false))
         let deletion = try XCTUnwrap(r["chatItemDeletions"]?.arrayValue?.first)
@@ -46,18 +48,18 @@ final class GroupModerationTests: XCTestCase {
         let event = await nextEvent(h)
         XCTAssertEqual(
             event,
-            #"{"result":{"type":"chatErrors","chatErrors":[{"type":"errorStore","storeError":{"type":"chatItemNotFound","itemId":9}}]}}"#
+            #"{"result":{"type":"chatErrors","chatErrors":[{"type":"errorStore","storeError":{"type":"chatItemNotFound","itemId":99}}]}}"#
         )
         // The store keeps it so, and the edit history stays.
-        let page = await h.result("/_get chat #1 count=10", "apiChat")
+        let page = await h.result("/_get chat #1 count=3", "apiChat")
         XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?[1], marked)
-        let info = await h.result("/_get item info #1 2", "chatItemInfo")
+        let info = await h.result("/_get item info #1 13", "chatItemInfo")
         XCTAssertEqual(info["chatItemInfo"]?["itemVersions"]?.arrayValue?.count, 2)
         // A moderated item can be moderated again, and is not edited any more; the user's own deletion takes the
         // moderator's place.
-        await h.result("/_delete member item #1 2", "chatItemsDeleted")
-        await h.chatError("/_update item #1 2 text again", "invalidChatItemUpdate")
-        let own = await h.result("/_delete item #1 2 internalMark", "chatItemsDeleted")
+        await h.result("/_delete member item #1 13", "chatItemsDeleted")
+        await h.chatError("/_update item #1 13 text again", "invalidChatItemUpdate")
+        let own = await h.result("/_delete item #1 13 internalMark", "chatItemsDeleted")
         XCTAssertEqual(
             own["chatItemDeletions"]?.arrayValue?.first?["toChatItem"]?["chatItem"]?["meta"]?["itemDeleted"]?["type"],
             .string("deleted"))
@@ -77,8 +79,8 @@ final class GroupModerationTests: XCTestCase {
         await h.result(
             #"/_send #1 json [{"fileSource":{"filePath":"a.txt"},"msgContent":{"type":"file","text":"*see* this"}}]"#,
             "newChatItems")
-        await h.result("/_update item #1 1 text *see* that", "chatItemUpdated")
-        let r = await h.result("/_delete member item #1 1", "chatItemsDeleted")
+        await h.result("/_update item #1 12 text *see* that", "chatItemUpdated")
+        let r = await h.result("/_delete member item #1 12", "chatItemsDeleted")
         let item = try XCTUnwrap(r["chatItemDeletions"]?.arrayValue?.first?["toChatItem"]?["chatItem"])
         XCTAssertEqual(item["content"], .object(["type": .string("sndModerated")]))
         XCTAssertEqual(item["meta"]?["itemText"]?.stringValue, "moderated")
@@ -87,10 +89,10 @@ final class GroupModerationTests: XCTestCase {
         // The item keeps its file record; the file itself is gone from the files folder, and so is the edit history.
         XCTAssertEqual(item["file"]?["fileName"]?.stringValue, "a.txt")
         XCTAssertFalse(FileManager.default.fileExists(atPath: files.appendingPathComponent("a.txt").path))
-        let info = await h.result("/_get item info #1 1", "chatItemInfo")
+        let info = await h.result("/_get item info #1 12", "chatItemInfo")
         XCTAssertEqual(info["chatItemInfo"]?["itemVersions"]?.arrayValue?.count, 0)
         let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.first, item)
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.last, item)
         let list = await h.result("/_get chats 1 pcc=on", "apiChats")
         let preview = list["chats"]?.arrayValue?.first { $0["chatInfo"]?["type"]?.stringValue == "group" }
         XCTAssertEqual(preview?["chatItems"]?.arrayValue?.first, item)
@@ -103,7 +105,7 @@ final class GroupModerationTests: XCTestCase {
         await h.storeError("/_delete member item #2 1", "groupNotFound")
         await h.result("/_send #1 text n1", "newChatItems")
         await h.result("/_leave #1", "leftMemberUser")
-        await h.chatError("/_delete member item #1 1", "groupMemberUserRemoved")
+        await h.chatError("/_delete member item #1 12", "groupMemberUserRemoved")
     }
 
     // MARK: Reports
@@ -112,8 +114,8 @@ final class GroupModerationTests: XCTestCase {
         let h = try EngineHarness()
         let membership = try await team(h)
         await h.result("/_send #1 text n1", "newChatItems")
-        await h.storeError("/_report #2 1 reason=spam", "groupNotFound")
-        let report = await h.chatError("/_report #1 1 reason=spam why", "commandError")
+        await h.storeError("/_report #2 12 reason=spam", "groupNotFound")
+        let report = await h.chatError("/_report #1 12 reason=spam why", "commandError")
         XCTAssertEqual(report["message"]?.stringValue, "not supported")
         let info = await h.result("/_info #1", "groupInfo")
         let archived = await h.result("/_archive reports #1", "groupChatItemsDeleted")
@@ -122,18 +124,18 @@ final class GroupModerationTests: XCTestCase {
         XCTAssertEqual(archived["byUser"], .bool(true))
         XCTAssertEqual(archived["member_"], membership)
         await h.storeError("/_archive reports #2", "groupNotFound")
-        let notReports = await h.chatError("/_delete reports #1 1 internal", "commandError")
+        let notReports = await h.chatError("/_delete reports #1 12 internal", "commandError")
         XCTAssertEqual(notReports["message"]?.stringValue, "some items are not received reports")
         for mode in ["internal", "internalMark", "broadcast"] {
-            let r = await h.result("/_delete reports #1 9 \(mode)", "chatItemsDeleted")
+            let r = await h.result("/_delete reports #1 99 \(mode)", "chatItemsDeleted")
             XCTAssertEqual(r["chatItemDeletions"], .array([]), mode)
             let event = await nextEvent(h)
             XCTAssertNotNil(event, mode)
         }
-        await h.chatError("/_delete reports #1 9 history", "invalidChatItemDelete")
+        await h.chatError("/_delete reports #1 99 history", "invalidChatItemDelete")
         // The item is still there.
-        let page = await h.result("/_get chat #1 count=10", "apiChat")
-        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 1)
+        let page = await h.result("/_get chat #1 count=20", "apiChat")
+        XCTAssertEqual(page["chat"]?["chatItems"]?.arrayValue?.count, 12)
     }
 
     // MARK: Reaction members
@@ -144,19 +146,19 @@ final class GroupModerationTests: XCTestCase {
         await h.result("/_send #1 text n1", "newChatItems")
         let thumbs = #"{"type":"emoji","emoji":"👍"}"#
         await h.expect(
-            "/_reaction members 1 #1 1 \(thumbs)",
+            "/_reaction members 1 #1 12 \(thumbs)",
             #"{"result":{"type":"reactionMembers","user":"# + UserCommandTests.alice + #","memberReactions":[]}}"#)
         h.clock.set(secondsAfterStart: 5)
-        await h.result("/_reaction #1 1 on \(thumbs)", "chatItemReaction")
-        await h.result(#"/_reaction #1 1 on {"type":"emoji","emoji":"❤️"}"#, "chatItemReaction")
-        let r = await h.result("/_reaction members 1 #1 1 \(thumbs)", "reactionMembers")
+        await h.result("/_reaction #1 12 on \(thumbs)", "chatItemReaction")
+        await h.result(#"/_reaction #1 12 on {"type":"emoji","emoji":"❤️"}"#, "chatItemReaction")
+        let r = await h.result("/_reaction members 1 #1 12 \(thumbs)", "reactionMembers")
         XCTAssertEqual(
             r["memberReactions"],
             .array([.object(["groupMember": membership, "reactionTs": .string("2025-06-01T09:30:17.123456Z")])]))
-        await h.storeError("/_reaction members 1 #1 9 \(thumbs)", "chatItemNotFound")
-        await h.storeError("/_reaction members 1 #2 1 \(thumbs)", "chatItemNotFound")
-        await h.chatError("/_reaction members 2 #1 1 \(thumbs)", "differentActiveUser")
-        await h.chatError(#"/_reaction members 1 #1 1 {"type":"emoji"}"#, "commandError")
+        await h.storeError("/_reaction members 1 #1 99 \(thumbs)", "chatItemNotFound")
+        await h.storeError("/_reaction members 1 #2 12 \(thumbs)", "chatItemNotFound")
+        await h.chatError("/_reaction members 2 #1 12 \(thumbs)", "differentActiveUser")
+        await h.chatError(#"/_reaction members 1 #1 12 {"type":"emoji"}"#, "commandError")
     }
 
     // MARK: Cards

@@ -5,8 +5,8 @@ import SimplexEncoding
 import XCTest
 
 /// Chat item expiry by TTL (`/_ttl`, chat-api.md §4.10): items older than the TTL disappear in the background, newer
-/// ones stay, and commands keep answering meanwhile. Group items are written straight into the store: no command of the
-/// embedded core creates them yet.
+/// ones stay, and commands keep answering meanwhile. Group messages are written straight into the store, many at once;
+/// a group's event items, made with the group, expire as any item does.
 final class ItemExpiryTests: XCTestCase {
     static let day: Int64 = 86400
 
@@ -25,6 +25,8 @@ final class ItemExpiryTests: XCTestCase {
 
     private func newGroup(_ h: EngineHarness, _ name: String) async {
         await h.result(#"/_group 1 {"displayName":"\#(name)","fullName":""}"#, "groupCreated")
+        // The group's 11 event items came as events.
+        for _ in 0..<11 { _ = await h.engine.nextEvent(waitMicroseconds: 200_000) }
     }
 
     /// Writes `count` items into a group, sent at `ts` (seconds from the harness's start) and stored at `created`
@@ -58,13 +60,20 @@ final class ItemExpiryTests: XCTestCase {
         }
     }
 
+    /// The group's messages (its event items have no message content).
     private func count(_ db: SQLiteDatabase, groupId: Int64) throws -> Int64 {
+        try db.query("SELECT count(*) FROM chat_items WHERE group_id = ? AND msg_content_tag != ''", [.integer(groupId)])
+            .first?.first?.integer ?? -1
+    }
+
+    private func countAll(_ db: SQLiteDatabase, groupId: Int64) throws -> Int64 {
         try db.query("SELECT count(*) FROM chat_items WHERE group_id = ?", [.integer(groupId)]).first?.first?.integer ?? -1
     }
 
     private func texts(_ h: EngineHarness, _ chat: String) async -> [String] {
         let r = await h.result("/_get chat \(chat) count=100", "apiChat")
-        return (r["chat"]?["chatItems"]?.arrayValue ?? []).compactMap { $0["meta"]?["itemText"]?.stringValue }
+        return (r["chat"]?["chatItems"]?.arrayValue ?? []).filter { $0["content"]?["type"]?.stringValue == "sndMsgContent" }
+            .compactMap { $0["meta"]?["itemText"]?.stringValue }
     }
 
     /// Waits (up to 10 s) until `condition` holds.
@@ -103,6 +112,8 @@ final class ItemExpiryTests: XCTestCase {
         try await eventually("old items gone") { try count(db, groupId: 1) == 3 }
         let kept = await texts(h, "#1")
         XCTAssertEqual(kept, ["late", "new", "new"])
+        // The event items were made now: they stay.
+        XCTAssertEqual(try countAll(db, groupId: 1), 3 + 11)
         let notes = await texts(h, "*1")
         XCTAssertEqual(notes, ["note"])
         await h.result("/_ttl 1", "chatItemTTL")
@@ -122,6 +133,8 @@ final class ItemExpiryTests: XCTestCase {
         // A day later the items are past the TTL; the next periodic pass takes them.
         h.clock.set(secondsAfterStart: Self.day)
         try await eventually("aged items gone") { try count(db, groupId: 1) == 0 }
+        // The group's event items, made at the start, are as old by then.
+        try await eventually("event items gone") { try countAll(db, groupId: 1) == 0 }
         await noEvent(h)
     }
 

@@ -122,6 +122,26 @@ def official_random_id(text):
         return False
 
 
+def new_items(core, since, group_id):
+    """The items of a group's `newChatItems` events seen since event number `since` (events go out beside the
+    responses, so some come while the next command runs)."""
+    return [ci["chatItem"] for e in core.events[since:] if e and e.get("type") == "newChatItems"
+            for ci in e["chatItems"] if ci["chatInfo"].get("groupInfo", {}).get("groupId") == group_id]
+
+
+def wait_items(core, since, group_id, count):
+    """A group's items from `newChatItems` events since `since`, once `count` of them came (or after 5 s)."""
+    deadline = time.time() + 5
+    while len(new_items(core, since, group_id)) < count and time.time() < deadline:
+        core.run(f"/_info #{group_id}")
+        time.sleep(0.05)
+    return new_items(core, since, group_id)
+
+
+GROUP_FEATURES = ["timedMessages", "directMessages", "fullDelete", "reactions", "voice", "files", "simplexLinks",
+                  "reports", "history"]
+
+
 def users_and_lifecycle(core):
     s = Scenario(core, "4.1/4.2")
     s.step("/u", "chatCmdError:noActiveUser")
@@ -212,11 +232,39 @@ def notes(core, data):
 
 def groups_and_tags(core):
     s = Scenario(core, "4.5/4.6")
+    since = len(core.events)
     g = s.step('/_group 1 {"displayName":"team","fullName":"The team"}', "groupCreated",
                ("owner", lambda r: r["groupInfo"]["membership"]["memberRole"] == "owner"),
                ("member id", lambda r: official_random_id(r["groupInfo"]["membership"]["memberId"])))
     gid = g["groupInfo"]["groupId"]
-    s.step(f'/_group_profile #{gid} {{"displayName":"team","fullName":"Our team"}}', "groupUpdated")
+    # The group's first items come as events (the official core's `APINewGroup`): its banner, dated at the epoch, the
+    # encryption notice and one item per group feature, each in its own `newChatItems`.
+    s.step(f"/_info #{gid}", "groupInfo")
+    created = wait_items(core, since, gid, 11)
+    check("§4.5 a new group's items: banner, encryption notice, features",
+          [i["content"]["type"] for i in created] == ["chatBanner", "sndGroupE2EEInfo"] + ["sndGroupFeature"] * 9
+          and created[0]["meta"]["itemTs"] == "1970-01-01T00:00:00Z"
+          and created[1]["content"]["e2eeInfo"] == {"pqEnabled": False}
+          and [i["content"]["groupFeature"] for i in created[2:]] == GROUP_FEATURES
+          and created[6]["meta"]["itemText"] == "Voice messages: on"
+          and len(created) == 11,
+          json.dumps([(i["meta"]["itemId"], i["content"], i["meta"]["itemText"]) for i in created])[:1500])
+    s.step(f"/_get chat #{gid} count=20", "apiChat",
+           ("the same items", lambda r: r["chat"]["chatItems"] == created))
+    since = len(core.events)
+    s.step(f'/_group_profile #{gid} {{"displayName":"team","fullName":"Our team","groupPreferences":{{"voice":{{"enable":"off"}}}}}}',
+           "groupUpdated")
+    s.step(f"/_info #{gid}", "groupInfo")
+    updated = wait_items(core, since, gid, 2)
+    check("§4.5 a profile update's items: groupUpdated, the changed feature",
+          [i["content"]["type"] for i in updated] == ["sndGroupEvent", "sndGroupFeature"]
+          and updated[0]["content"]["sndGroupEvent"]["type"] == "groupUpdated"
+          and updated[0]["content"]["sndGroupEvent"]["groupProfile"]["fullName"] == "Our team"
+          and official_random_id(updated[0]["meta"]["itemSharedMsgId"])
+          and updated[1]["content"] == {"type": "sndGroupFeature", "groupFeature": "voice", "preference": {"enable": "off"}},
+          json.dumps(updated)[:400])
+    s.step(f"/_forward *1 #{gid} {created[1]['meta']['itemId']}", "chatCmdError:invalidForward")
+    s.step(f"/_get chat #{gid} content=text count=20", "apiChat", ("no messages", lambda r: r["chat"]["chatItems"] == []))
     s.step(f"/_set alias #{gid} work", "groupAliasUpdated")
     s.step(f"/_members #{gid}", "groupMembers")
     s.step(f"/_info #{gid}", "groupInfo")
@@ -237,6 +285,13 @@ def groups_and_tags(core):
     s.step(f"/_delete tag {tag}", "cmdOk")
     s.step("/g second", "groupCreated")
     s.step("/ms #second", "groupMembers")
+    since = len(core.events)
+    s.step("/_leave #2", "leftMemberUser", ("left", lambda r: r["groupInfo"]["membership"]["memberStatus"] == "left"))
+    s.step("/_info #2", "groupInfo")
+    left = [i for i in wait_items(core, since, 2, 12) if i["content"]["type"] == "sndGroupEvent"]
+    check("§4.5 leaving's item: userLeft",
+          [i["content"] for i in left] == [{"type": "sndGroupEvent", "sndGroupEvent": {"type": "userLeft"}}]
+          and left[0]["meta"]["itemText"] == "left", json.dumps(left)[:400])
     s.step("/_delete #2", "groupDeletedUser")
 
 
@@ -274,7 +329,8 @@ def group_items(core):
     s.step(f"/_delete item #1 {second} internal", "chatItemsDeleted",
            ("removed", lambda r: "toChatItem" not in r["chatItemDeletions"][0]))
     s.step("#team from the terminal", "newChatItems")
-    s.step("/_get chat #1 count=10", "apiChat", ("three items", lambda r: len(r["chat"]["chatItems"]) == 3))
+    s.step("/_get chat #1 count=10", "apiChat",
+           ("three messages", lambda r: len([i for i in r["chat"]["chatItems"] if i["content"]["type"] == "sndMsgContent"]) == 3))
     s.step("/_send @1 text hi", "chatCmdError:errorStore:contactNotFound")
     s.step("/_send #1(_support) text hi", "chatCmdError:commandError")
 

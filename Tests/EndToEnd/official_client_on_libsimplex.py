@@ -57,6 +57,12 @@ async def groups(api, user_id):
         print("     (groups are not served by this core yet: creating and listing them is skipped)")
         return
     check("groups: created", group.get("groupProfile", {}).get("displayName") == "team", group)
+    # The group's first items come as events, one newChatItems each (the official core's `APINewGroup`).
+    events = [await api.recv_chat_event(2_000_000) for _ in range(11)]
+    contents = [e["chatItems"][0]["chatItem"]["content"]["type"] if e and e.get("type") == "newChatItems" else e
+                for e in events]
+    check("groups: banner, encryption notice and nine feature items polled",
+          contents == ["chatBanner", "sndGroupE2EEInfo"] + ["sndGroupFeature"] * 9, contents)
     listed = await api.api_list_groups(user_id)
     check("groups: listed", [g["groupProfile"]["displayName"] for g in listed] == ["team"], listed)
 

@@ -8,7 +8,8 @@ extension ChatController {
     var groupStore: GroupRepository { GroupRepository(db: databases.chat) }
 
     /// `/_group <userId>[ incognito=on|off] <json(GroupProfile)>`: the user becomes the group's owner and creator, with
-    /// a random profile when incognito.
+    /// a random profile when incognito. The group starts with its banner (dated at the epoch, so it stays first), the
+    /// encryption notice and one item per group feature, each announced by its own `newChatItems` (`APINewGroup`).
     func newGroup(_ a: ChatCommand.APINewGroup) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser(a.userId)
         let profile = try GroupProfile(JSONInput(parsing: a.groupProfile))
@@ -16,22 +17,70 @@ extension ChatController {
         let incognito = a.incognito ? DisplayName.random(configuration.randomBytes) : nil
         // A member id is the base64 text of 12 random bytes, as the core's `createNewGroup` makes it (`encodedRandomBytes`).
         let memberId = MemberId(random: configuration.randomBytes(12))
-        let info = try store.write { () throws(ChatError) in
-            try groupStore.createGroup(user: user, profile: profile, incognito: incognito, memberId: memberId, at: now)
+        let ts = now
+        let (info, items) = try store.write { () throws(ChatError) in
+            let info = try groupStore.createGroup(user: user, profile: profile, incognito: incognito, memberId: memberId, at: ts)
+            var events: [(CIContent, UTCTime)] = [(.chatBanner, UTCTime(seconds: 0, nanoseconds: 0))]
+            events.append((.sndGroupE2EEInfo(pqEnabled: false), ts))
+            for feature in GroupFeature.itemFeatures {
+                events.append((Self.featureItem(feature, profile.groupPreferences), ts))
+            }
+            let chat = ItemChat.group(groupId: info.groupId)
+            let items = try events.map { (e) throws(ChatError) in
+                try store.insertItem(userId: user.userId, chat, Self.eventItem(e.0, ts: e.1), at: ts)
+            }
+            return (info, items)
         }
+        for item in items { emit(.newChatItems(user: user, chatItems: [AChatItem(chatInfo: .group(info), chatItem: item)])) }
         return .groupCreated(user: user, groupInfo: info)
     }
 
-    /// `/_group_profile #<groupId> <json(GroupProfile)>`: owners only; there are no members to tell.
+    /// A feature's item as a group's preferences have it (`createGroupFeatureItems`).
+    static func featureItem(_ feature: GroupFeature, _ preferences: GroupPreferences?) -> CIContent {
+        let s = feature.state(preferences)
+        return .sndGroupFeature(groupFeature: feature.rawValue, enable: s.enable, param: s.param, memberRole: s.role)
+    }
+
+    /// An event item of the user; one that the members would be sent has a shared message id.
+    func eventItem(_ content: CIContent, ts: UTCTime, sent: Bool) -> NewChatItem {
+        var item = Self.eventItem(content, ts: ts)
+        if sent { item.sharedMsgId = SharedMsgId(random: configuration.randomBytes(12)) }
+        return item
+    }
+
+    static func eventItem(_ content: CIContent, ts: UTCTime) -> NewChatItem {
+        NewChatItem(sent: true, content: .text(""), event: content, status: .sndNew, forwarded: nil, file: nil, ts: ts)
+    }
+
+    /// `/_group_profile #<groupId> <json(GroupProfile)>`: owners only; there are no members to tell. A change besides
+    /// the preferences leaves a `groupUpdated` item, and each feature whose state changed its feature item, each
+    /// announced by its own `newChatItems` (`runUpdateGroupProfile`).
     func updateGroupProfile(_ a: ChatCommand.APIUpdateGroupProfile) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let profile = try GroupProfile(JSONInput(parsing: a.groupProfile))
         let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
         try requireGroupRole(info, .owner)
         if profile.displayName != info.groupProfile.displayName { try checkValidName(profile.displayName) }
-        let updated = try store.write { () throws(ChatError) in
-            try groupStore.updateGroupProfile(info, userId: user.userId, to: profile, at: now)
-            return try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
+        var events: [NewChatItem] = []
+        let ts = now
+        var old = info.groupProfile
+        var new = profile
+        old.groupPreferences = nil
+        new.groupPreferences = nil
+        if old != new { events.append(eventItem(.sndGroupEvent(.groupUpdated(profile)), ts: ts, sent: true)) }
+        for feature in GroupFeature.itemFeatures
+        where feature.state(info.groupProfile.groupPreferences) != feature.state(profile.groupPreferences) {
+            events.append(Self.eventItem(Self.featureItem(feature, profile.groupPreferences), ts: ts))
+        }
+        let chat = ItemChat.group(groupId: info.groupId)
+        let (updated, items) = try store.write { () throws(ChatError) in
+            try groupStore.updateGroupProfile(info, userId: user.userId, to: profile, at: ts)
+            if !events.isEmpty { try groupStore.setChatTs(ts, groupId: info.groupId) }
+            let items = try events.map { (e) throws(ChatError) in try store.insertItem(userId: user.userId, chat, e, at: ts) }
+            return (try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId), items)
+        }
+        for item in items {
+            emit(.newChatItems(user: user, chatItems: [AChatItem(chatInfo: .group(updated), chatItem: item)]))
         }
         return .groupUpdated(user: user, fromGroup: info, toGroup: updated, msgSigned: false)
     }
@@ -82,14 +131,20 @@ extension ChatController {
         return .cmdOk(user: user)
     }
 
-    /// `/_leave #<groupId>`: the user's membership becomes `left`; with no other members there is nobody to tell.
+    /// `/_leave #<groupId>`: the user's membership becomes `left`; with no other members there is nobody to tell. The
+    /// `userLeft` item is announced with the group as it was before (`APILeaveGroup`).
     func leaveGroup(_ a: ChatCommand.APILeaveGroup) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let info = try groupStore.requireGroupInfo(userId: user.userId, groupId: a.groupId)
-        let updated = try store.write { () throws(ChatError) in
-            try groupStore.setMemberStatus(.left, groupMemberId: info.membership.groupMemberId, at: now)
-            return try groupStore.requireGroupInfo(userId: user.userId, groupId: info.groupId)
+        let ts = now
+        let left = eventItem(.sndGroupEvent(.userLeft), ts: ts, sent: true)
+        let (item, updated) = try store.write { () throws(ChatError) in
+            try groupStore.setChatTs(ts, groupId: info.groupId)
+            let item = try store.insertItem(userId: user.userId, .group(groupId: info.groupId), left, at: ts)
+            try groupStore.setMemberStatus(.left, groupMemberId: info.membership.groupMemberId, at: ts)
+            return (item, try groupStore.requireGroupInfo(userId: user.userId, groupId: info.groupId))
         }
+        emit(.newChatItems(user: user, chatItems: [AChatItem(chatInfo: .group(info), chatItem: item)]))
         return .leftMemberUser(user: user, groupInfo: updated)
     }
 

@@ -362,7 +362,9 @@ extension ChatController {
         var ids: [Int64] = []
         var missing: Int64 = 0
         for item in try commandItems(user, chat, a.chatItemIds) {
-            guard item.meta.itemDeleted == nil, let mc = item.msgContent else { continue }
+            guard item.meta.itemDeleted == nil else { continue }
+            // An event item is no message: the core refuses the whole forward (`forwardMsgContent`).
+            guard let mc = item.msgContent else { throw .error(.invalidForward) }
             guard let file = item.file, !fileExists(file) else {
                 ids.append(item.meta.itemId)
                 continue
@@ -389,7 +391,9 @@ extension ChatController {
         let (fromInfo, fromChat) = try itemChat(a.fromChatRef, user)
         var forwards: [(ChatItem, MsgContent, CryptoFile?)] = []
         for item in try commandItems(user, fromChat, a.chatItemIds) {
-            guard item.meta.itemDeleted == nil, let mc = item.msgContent else { continue }
+            guard item.meta.itemDeleted == nil else { continue }
+            // An event item is no message: the core refuses the whole forward (`forwardMsgContent`).
+            guard let mc = item.msgContent else { throw .error(.invalidForward) }
             guard let file = item.file else {
                 forwards.append((item, mc, nil))
                 continue

@@ -1,3 +1,4 @@
+public import ChatModel
 public import SimplexEncoding
 
 /// ChatItem (chat-api.md §7.19): one message of a chat with its meta data. `formattedText` is the markdown of the text,
@@ -30,7 +31,7 @@ public struct ChatItem: Hashable, Sendable, JSONWritable {
     var msgContent: MsgContent? {
         switch content {
         case .sndMsgContent(let mc), .rcvMsgContent(let mc): mc
-        case .sndModerated: nil
+        case .sndModerated, .chatBanner, .sndGroupE2EEInfo, .sndGroupFeature, .sndGroupEvent: nil
         }
     }
 }
@@ -58,15 +59,53 @@ public enum CIDirection: Hashable, Sendable, JSONWritable {
     }
 }
 
-/// CIContent (chat-api.md §7.23): the message variants, and the placeholder a moderator's full deletion leaves of the
-/// user's own message; other chat events come with the chats that have them.
+/// CIContent (chat-api.md §7.23): the message variants, the placeholder a moderator's full deletion leaves of the
+/// user's own message, and the event items the core creates in a group: its banner, the encryption notice, one item per
+/// group feature, and the user's group events.
 public enum CIContent: Hashable, Sendable, JSONWritable {
     case sndMsgContent(MsgContent)
     case rcvMsgContent(MsgContent)
     case sndModerated
+    /// The synthetic first item of a chat (newest core: `CIChatBanner`, dated at the epoch).
+    case chatBanner
+    /// `E2EInfo.pqEnabled`: a new group's members are never quantum-resistant.
+    case sndGroupE2EEInfo(pqEnabled: Bool)
+    /// A group feature's state: `preference` is `{"enable": …}` alone; the parameter and role come only with "on".
+    case sndGroupFeature(groupFeature: String, enable: GroupFeatureEnabled, param: Int64?, memberRole: GroupMemberRole?)
+    case sndGroupEvent(SndGroupEvent)
 
     /// The item text of a moderated item (the core's `ciModeratedText`).
     static let moderatedText = "moderated"
+
+    /// The text of a group's encryption notice (the core's `e2eInfoNoPQText`, which `groupE2EInfoToText` always is).
+    static let groupE2EEText =
+        "This conversation is protected by end-to-end encryption with perfect forward secrecy, repudiation and break-in recovery."
+
+    /// The tag the JSON and the store give the content.
+    var tag: String {
+        switch self {
+        case .sndMsgContent: "sndMsgContent"
+        case .rcvMsgContent: "rcvMsgContent"
+        case .sndModerated: "sndModerated"
+        case .chatBanner: "chatBanner"
+        case .sndGroupE2EEInfo: "sndGroupE2EEInfo"
+        case .sndGroupFeature: "sndGroupFeature"
+        case .sndGroupEvent: "sndGroupEvent"
+        }
+    }
+
+    /// The item text of an event item (the core's `ciContentToText`).
+    var eventText: String {
+        switch self {
+        case .sndMsgContent(let mc), .rcvMsgContent(let mc): mc.itemText
+        case .sndModerated: Self.moderatedText
+        case .chatBanner: ""
+        case .sndGroupE2EEInfo: Self.groupE2EEText
+        case .sndGroupFeature(let feature, let enable, let param, let role):
+            GroupFeature(rawValue: feature).map { $0.stateText(enable, param: param, role: role) } ?? feature
+        case .sndGroupEvent(let event): event.text
+        }
+    }
 
     public func write(to w: inout JSONWriter) {
         switch self {
@@ -80,6 +119,82 @@ public enum CIContent: Hashable, Sendable, JSONWritable {
             mc.write(to: &w)
         case .sndModerated:
             w.beginTagged("sndModerated")
+        case .chatBanner:
+            w.beginTagged("chatBanner")
+        case .sndGroupE2EEInfo(let pq):
+            w.beginTagged("sndGroupE2EEInfo")
+            w.key("e2eeInfo")
+            w.beginObject()
+            w.field("pqEnabled", pq)
+            w.endObject()
+        case .sndGroupFeature(let feature, let enable, let param, let role):
+            w.beginTagged("sndGroupFeature")
+            w.field("groupFeature", feature)
+            w.key("preference")
+            w.beginObject()
+            w.field("enable", enable.rawValue)
+            w.endObject()
+            w.field("param", param)
+            w.field("memberRole_", role?.rawValue)
+        case .sndGroupEvent(let event):
+            w.beginTagged("sndGroupEvent")
+            w.field("sndGroupEvent", event)
+        }
+        w.endObject()
+    }
+
+    /// Reads back an event item's content as `write` stored it; anything else is the store's internal error.
+    static func storedEvent(_ text: String) throws(ChatError) -> CIContent {
+        guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored CIContent")) }
+        let input = JSONInput(json)
+        do {
+            switch try input.object().string("type") {
+            case "chatBanner": return .chatBanner
+            case "sndGroupE2EEInfo":
+                return .sndGroupE2EEInfo(pqEnabled: try input.required("e2eeInfo").member("pqEnabled")?.bool() ?? false)
+            case "sndGroupFeature":
+                return .sndGroupFeature(
+                    groupFeature: try input.string("groupFeature"),
+                    enable: try input.required("preference").required("enable").enumeration(GroupFeatureEnabled.self),
+                    param: try input.optionalInteger("param"),
+                    memberRole: try input.member("memberRole_")?.enumeration(GroupMemberRole.self))
+            case "sndGroupEvent":
+                let event = try input.required("sndGroupEvent")
+                switch try event.string("type") {
+                case "userLeft": return .sndGroupEvent(.userLeft)
+                case "groupUpdated": return .sndGroupEvent(.groupUpdated(try GroupProfile(event.required("groupProfile"))))
+                default: break
+                }
+            default: break
+            }
+        } catch {
+            throw .errorStore(.internalError("stored CIContent"))
+        }
+        throw .errorStore(.internalError("stored CIContent"))
+    }
+}
+
+/// SndGroupEvent (chat-api.md §7.23, the core's `sumTypeJSON $ dropPrefix "SGE"`): what the user did in a group, of
+/// the events a group without other members can have.
+public enum SndGroupEvent: Hashable, Sendable, JSONWritable {
+    case groupUpdated(GroupProfile)
+    case userLeft
+
+    /// `sndGroupEventToText`.
+    var text: String {
+        switch self {
+        case .groupUpdated: "group profile updated"
+        case .userLeft: "left"
+        }
+    }
+
+    public func write(to w: inout JSONWriter) {
+        switch self {
+        case .groupUpdated(let profile):
+            w.beginTagged("groupUpdated")
+            w.field("groupProfile", profile)
+        case .userLeft:
+            w.beginTagged("userLeft")
         }
         w.endObject()
     }

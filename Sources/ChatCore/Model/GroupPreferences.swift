@@ -122,3 +122,59 @@ public struct GroupPreferences: Hashable, Sendable {
         w.endObject()
     }
 }
+
+extension GroupFeature {
+    /// The features a group's feature items are about, in order (the core's `allGroupFeatures`; the features added
+    /// after it — support, sessions, comments, signMessages — have no item text in any source that could be read).
+    static let itemFeatures: [GroupFeature] = [
+        .timedMessages, .directMessages, .fullDelete, .reactions, .voice, .files, .simplexLinks, .reports, .history,
+    ]
+
+    /// `groupFeatureNameText`.
+    var nameText: String {
+        switch self {
+        case .timedMessages: "Disappearing messages"
+        case .directMessages: "Direct messages"
+        case .fullDelete: "Full deletion"
+        case .reactions: "Message reactions"
+        case .voice: "Voice messages"
+        case .files: "Files and media"
+        case .simplexLinks: "SimpleX links"
+        case .reports: "Member reports"
+        case .history: "Recent history"
+        // No item is made for these (see `itemFeatures`).
+        case .support, .sessions, .comments, .signMessages: rawValue
+        }
+    }
+
+    /// A feature's state as its item carries it (`groupFeatureState`): the parameter and role only when it is on.
+    func state(_ preferences: GroupPreferences?) -> (enable: GroupFeatureEnabled, param: Int64?, role: GroupMemberRole?) {
+        let p = preferences?.features[rawValue] ?? defaultPreference
+        guard p.enable == .on else { return (p.enable, nil, nil) }
+        return (p.enable, self == .timedMessages ? p.ttl : nil, parameter == .role ? p.role : nil)
+    }
+
+    /// `groupPrefStateText`: "Voice messages: on for admins", "Disappearing messages: on (1 day)".
+    func stateText(_ enable: GroupFeatureEnabled, param: Int64?, role: GroupMemberRole?) -> String {
+        var text = "\(nameText): \(enable.rawValue)"
+        if enable == .on, self == .timedMessages, let param { text += " (\(Self.ttlText(param)))" }
+        if let role { text += " for \(role.rawValue)s" }
+        return text
+    }
+
+    /// `timedTTLText`: months of 30 days, days, hours, minutes, seconds, the zero parts left out.
+    static func ttlText(_ ttl: Int64) -> String {
+        if ttl == 0 { return "0 sec" }
+        let (m1, s) = ttl.quotientAndRemainder(dividingBy: 60)
+        let (h1, m) = m1.quotientAndRemainder(dividingBy: 60)
+        let (d1, h) = h1.quotientAndRemainder(dividingBy: 24)
+        let (mm, d) = d1.quotientAndRemainder(dividingBy: 30)
+        var parts: [String] = []
+        if mm != 0 { parts.append(mm == 1 ? "1 month" : "\(mm) months") }
+        if d != 0 { parts.append(d == 1 ? "1 day" : d == 7 ? "1 week" : d == 14 ? "2 weeks" : "\(d) days") }
+        if h != 0 { parts.append(h == 1 ? "1 hour" : "\(h) hours") }
+        if m != 0 { parts.append("\(m) min") }
+        if s != 0 { parts.append("\(s) sec") }
+        return parts.joined(separator: " ")
+    }
+}

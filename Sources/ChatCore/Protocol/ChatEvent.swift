@@ -7,12 +7,15 @@ public enum ChatEvent: Hashable, Sendable {
     case agentUserDeleted(agentUserId: Int64)
     /// Items a batch command could not act on, the others being done (§6.2).
     case chatErrors(chatErrors: [ChatError])
+    /// Items the core created on its own while a command ran, such as a group's event items (§6.2).
+    case newChatItems(user: User, chatItems: [AChatItem])
 
     public var type: String {
         switch self {
         case .chatSuspended: "chatSuspended"
         case .agentUserDeleted: "agentUserDeleted"
         case .chatErrors: "chatErrors"
+        case .newChatItems: "newChatItems"
         }
     }
 
@@ -21,6 +24,7 @@ public enum ChatEvent: Hashable, Sendable {
         case .chatSuspended: .tagged(type)
         case .agentUserDeleted(let id): .tagged(type, ["agentUserId": .integer(id)])
         case .chatErrors(let errors): .tagged(type, ["chatErrors": .array(errors.map(\.json))])
+        case .newChatItems(let user, let items): .tagged(type, ["user": user.json, "chatItems": .list(items)])
         }
     }
 }

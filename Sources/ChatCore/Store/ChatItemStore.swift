@@ -51,10 +51,11 @@ struct ItemFilter: Hashable, Sendable {
     static let none = ItemFilter()
 }
 
-/// An item to store.
+/// An item to store: a message, or (with `event`) an event item, whose `content` is then not stored.
 struct NewChatItem {
     var sent: Bool
     var content: MsgContent
+    var event: CIContent? = nil
     var status: CIStatus
     var forwarded: CIForwardedFrom?
     var file: NewItemFile?
@@ -113,9 +114,9 @@ extension ChatRepository {
           i.quoted_content, i.quoted_sent,
           (SELECT q.chat_item_id FROM chat_items q
            WHERE q.group_id = i.group_id AND q.shared_msg_id = i.quoted_shared_msg_id LIMIT 1),
-          i.item_deleted_by_group_member_id, i.item_content_tag
+          i.item_deleted_by_group_member_id, i.item_content_tag, i.item_content
         """
-    private static let itemColumnCount = 34
+    private static let itemColumnCount = 35
     private static let itemColumns = itemColumnList + " FROM chat_items i LEFT JOIN files f ON f.chat_item_id = i.chat_item_id"
 
     /// `WHERE` for a chat's items under a filter, with its values.
@@ -343,7 +344,7 @@ extension ChatRepository {
     /// The content types present in the chat.
     func contentTags(userId: Int64, _ chat: ItemChat) throws(ChatError) -> [MsgContentTag] {
         try query(
-            "SELECT DISTINCT msg_content_tag FROM chat_items WHERE user_id = ? AND \(chat.column) = ?",
+            "SELECT DISTINCT msg_content_tag FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND msg_content_tag != ''",
             [.integer(userId), .integer(chat.id)]
         ).compactMap { $0.first?.text.map(MsgContentTag.init(rawValue:)) }
     }
@@ -392,18 +393,20 @@ extension ChatRepository {
             INSERT INTO chat_items (user_id, \(chat.column), item_sent, item_ts, msg_content, msg_content_tag, item_text,
               item_status, fwd_from_tag, fwd_from_chat_name, fwd_from_msg_dir, fwd_from_contact_id, fwd_from_group_id,
               fwd_from_chat_item_id, created_at, updated_at, shared_msg_id, item_live, quoted_shared_msg_id, quoted_sent_at,
-              quoted_content, quoted_sent)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              quoted_content, quoted_sent, item_content_tag, item_content)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .integer(userId), .integer(chat.id), .integer(new.sent ? 1 : 0), .integer(new.ts.nanosecondsSinceEpoch),
-                .text(new.content.json.rendered), .text(new.content.tag.rawValue), .text(new.content.itemText),
-                .text(new.status.rawValue),
+                .text(new.event == nil ? new.content.json.rendered : ""),
+                .text(new.event == nil ? new.content.tag.rawValue : ""),
+                .text(new.event?.eventText ?? new.content.itemText), .text(new.status.rawValue),
             ] + forwarded + [
                 time, time, new.sharedMsgId.map { SQLValue.blob($0.bytes) } ?? .null,
                 new.live.map { .integer($0 ? 1 : 0) } ?? .null,
                 new.quote?.sharedMsgId.map { SQLValue.blob($0.bytes) } ?? .null, Self.text(new.quote?.sentAt.iso8601),
                 Self.text(new.quote?.content.json.rendered), new.quote.map { .integer($0.sent ? 1 : 0) } ?? .null,
+                Self.text(new.event?.tag), Self.text(new.event.map { String(decoding: $0.jsonBytes, as: UTF8.self) }),
             ])
         let itemId = db.lastInsertRowID
         if let file = new.file {
@@ -729,7 +732,9 @@ extension ChatRepository {
             let status = CIStatus(rawValue: statusText), let created = times.parse(row[13]),
             let updated = times.parse(row[14])
         else { throw .errorStore(.internalError("chat_items row")) }
-        let mc = try msgContent(mcText, itemText: text)
+        // An event item keeps its content in `item_content` and has no message.
+        let event = try row[34].text.map { (t) throws(ChatError) in try CIContent.storedEvent(t) }
+        let mc = event == nil ? try msgContent(mcText, itemText: text) : .text("")
         // A moderator's full deletion leaves a placeholder of the message (`sndModerated`), with no markdown.
         let moderated = row[33].text == Self.moderatedContentTag
         var forwarded: CIForwardedFrom?
@@ -762,8 +767,9 @@ extension ChatRepository {
         let deleted: CIDeleted? =
             row[24].integer == 1 ? CIDeleted(deletedTs: time(row[25]), chatType: chat.chatType) : nil
         // A deleted item can be neither deleted for everyone again nor edited, as in the core (`deletable'`).
-        let deletable = chat.deletable(sent: isSent) && deleted == nil
-        let markdown = moderated ? (formattedText: nil, hasLink: false) : mc.markdown
+        // Nor can an event item (`deletable'` is for messages only).
+        let deletable = chat.deletable(sent: isSent) && deleted == nil && event == nil
+        let markdown = moderated || event != nil ? (formattedText: nil, hasLink: false) : mc.markdown
         let meta = CIMeta(
             itemId: id, itemTs: UTCTime(nanosecondsSinceEpoch: ts), itemText: text, itemStatus: status,
             itemSharedMsgId: row[23].blob.map(SharedMsgId.init(bytes:)), itemForwarded: forwarded, itemDeleted: deleted,
@@ -778,7 +784,7 @@ extension ChatRepository {
         }
         return ChatItem(
             chatDir: chat.direction(sent: isSent), meta: meta,
-            content: moderated ? .sndModerated : isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc),
+            content: event ?? (moderated ? .sndModerated : isSent ? .sndMsgContent(mc) : .rcvMsgContent(mc)),
             quotedItem: quote, file: file, formattedText: markdown.formattedText)
     }
 }
