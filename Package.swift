@@ -197,6 +197,10 @@ let package = Package(
             name: "RatchetTests", dependencies: ["Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
+            name: "SMPTestServerTests",
+            dependencies: ["SMPTestServer", "SMP", "SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
+        .testTarget(
             name: "SimplexTLSTests",
             dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             swiftSettings: strictSwift),
