@@ -96,6 +96,7 @@ public final class SMPTestServer: @unchecked Sendable {
         let link = ConnectionLink(socket: socket, tls: tls)
         var reason = "closed"
         var established = false
+        var session: SMPTLSSession?
         var writer: ConnectionWriter?
         let deadline = Date().addingTimeInterval(configuration.handshakeTimeout)
         reading: while true {
@@ -108,7 +109,7 @@ public final class SMPTestServer: @unchecked Sendable {
                 }
             } catch {
                 if error == .closed, let e = link.endOfStream() {
-                    reason = "\(e) (\(e.transportError))"
+                    reason = Self.describe(e)
                 } else {
                     reason = error == .closed ? "closed" : "\(error)"
                 }
@@ -121,12 +122,13 @@ public final class SMPTestServer: @unchecked Sendable {
             }
             for event in events {
                 switch event {
-                case .handshakeCompleted(let session):
+                case .handshakeCompleted(let tlsSession):
+                    session = tlsSession
                     do {
                         try link.start(
                             ServerConnection(
-                                sessionId: SessionId(session.sessionId),
-                                negotiatedALPN: session.applicationProtocol != nil, credential: credential,
+                                sessionId: SessionId(tlsSession.sessionId),
+                                negotiatedALPN: tlsSession.applicationProtocol != nil, credential: credential,
                                 dhKey: X25519.PrivateKey(), versions: configuration.versions))
                     } catch {
                         reason = "hello: \(error)"
@@ -137,6 +139,7 @@ public final class SMPTestServer: @unchecked Sendable {
                         switch e {
                         case .established(let p):
                             established = true
+                            logConnection(id, p, session, encrypted: link.encryptsBlocks)
                             let w = ConnectionWriter(link: link)
                             writer = w
                             lock.withLock {
@@ -149,7 +152,7 @@ public final class SMPTestServer: @unchecked Sendable {
                         case .unparsableBatch:
                             process { s, _, _ in s.receiveUnparsableBatch(from: id) }
                         case .close(let r):
-                            reason = "\(r) (\(r.transportError))"
+                            reason = Self.describe(r)
                             break reading
                         }
                     }
@@ -166,6 +169,23 @@ public final class SMPTestServer: @unchecked Sendable {
         writer?.stop()
         link.close()
         log("{\"event\":\"closed\",\"connection\":\(id.raw),\"reason\":\"\(reason.replacingOccurrences(of: "\"", with: "'"))\"}")
+    }
+
+    /// The reference's transport error first (`VERSION`, `BLOCK`, `HANDSHAKE IDENTITY` …), then ours.
+    static func describe(_ r: ConnectionCloseReason) -> String {
+        "\(String(decoding: r.transportError.encoded(), as: UTF8.self)): \(r)"
+    }
+
+    /// One JSON line per established connection, with the same fields as the Python peer's server log.
+    private func logConnection(_ id: ConnectionId, _ p: TransportParameters, _ s: SMPTLSSession?, encrypted: Bool) {
+        func quoted(_ v: String?) -> String { v.map { "\"\($0.replacingOccurrences(of: "\"", with: "'"))\"" } ?? "null" }
+        let fields = [
+            "\"event\":\"connection\"", "\"connection\":\(id.raw)", "\"alpn\":\(quoted(s?.applicationProtocol?.description))",
+            "\"cipher\":\(quoted(s?.cipherSuite))", "\"tlsVersion\":\(quoted(s?.protocolVersion))",
+            "\"sni\":\(quoted(s?.serverName))",
+            "\"sessionId\":\"\(Hex.encode(p.sessionId.bytes))\"", "\"version\":\(p.version)", "\"blockEncryption\":\(encrypted)",
+        ]
+        log("{" + fields.joined(separator: ",") + "}")
     }
 
     /// Runs one step of the shared logic, journals its changes (synced) and queues its transmissions, all under the
@@ -230,6 +250,8 @@ final class ConnectionLink: @unchecked Sendable {
             return m.receive(data)
         }
     }
+
+    var encryptsBlocks: Bool { lock.withLock { machine?.encryptsBlocks ?? false } }
 
     func endOfStream() -> ConnectionCloseReason? {
         lock.withLock {

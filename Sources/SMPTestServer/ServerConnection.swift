@@ -77,6 +77,12 @@ public struct ServerConnection: Sendable {
         state = .awaitingClientHello(serverHello: hello, dhKey: dhKey)
     }
 
+    /// Whether blocks are encrypted (smp.md §2.6), once established.
+    public var encryptsBlocks: Bool {
+        if case .established(_, let framing) = state { return framing.encryption != nil }
+        return false
+    }
+
     public var parameters: TransportParameters? {
         if case .established(let p, _) = state { return p }
         return nil
