@@ -28,7 +28,7 @@ public struct ServerConfiguration: Sendable {
 /// The thin driver: a listener thread, one reader and one writer thread per connection; the protocol logic is in
 /// `ServerConnection` (per connection) and `ServerState` (shared, behind one lock), the durable changes in the
 /// `Journal`, written and synced before a block's responses go out.
-public final class SMPTestServer: @unchecked Sendable {
+public final class ServerDriver: @unchecked Sendable {
     public let credential: ServerCredential
     public let listener: TCPListener
     let configuration: ServerConfiguration
@@ -61,7 +61,7 @@ public final class SMPTestServer: @unchecked Sendable {
                 guard let c = try listener.accept(timeout: nil) else { continue }
                 connection = c
             } catch {
-                log("{\"event\":\"acceptFailed\",\"reason\":\"\(error)\"}")
+                log("{\"event\":\"acceptFailed\",\"reason\":\(jsonString("\(error)"))}")
                 Thread.sleep(forTimeInterval: 0.05)
                 continue
             }
@@ -168,7 +168,7 @@ public final class SMPTestServer: @unchecked Sendable {
         }
         writer?.stop()
         link.close()
-        log("{\"event\":\"closed\",\"connection\":\(id.raw),\"reason\":\"\(reason.replacingOccurrences(of: "\"", with: "'"))\"}")
+        log("{\"event\":\"closed\",\"connection\":\(id.raw),\"reason\":\(jsonString(reason))}")
     }
 
     /// The reference's transport error first (`VERSION`, `BLOCK`, `HANDSHAKE IDENTITY` …), then ours.
@@ -178,7 +178,7 @@ public final class SMPTestServer: @unchecked Sendable {
 
     /// One JSON line per established connection, with the same fields as the Python peer's server log.
     private func logConnection(_ id: ConnectionId, _ p: TransportParameters, _ s: SMPTLSSession?, encrypted: Bool) {
-        func quoted(_ v: String?) -> String { v.map { "\"\($0.replacingOccurrences(of: "\"", with: "'"))\"" } ?? "null" }
+        func quoted(_ v: String?) -> String { v.map(jsonString) ?? "null" }
         let fields = [
             "\"event\":\"connection\"", "\"connection\":\(id.raw)", "\"alpn\":\(quoted(s?.applicationProtocol?.description))",
             "\"cipher\":\(quoted(s?.cipherSuite))", "\"tlsVersion\":\(quoted(s?.protocolVersion))",
@@ -198,13 +198,29 @@ public final class SMPTestServer: @unchecked Sendable {
             if let journal, !out.records.isEmpty {
                 do { try journal.append(out.records) } catch {
                     // Nothing that is not on disk may be answered: a store that cannot be written stops the server.
-                    log("{\"event\":\"storeFailed\",\"reason\":\"\(error)\"}")
+                    log("{\"event\":\"storeFailed\",\"reason\":\(jsonString("\(error)"))}")
                     exit(3)
                 }
             }
             for d in out.deliveries { writers[d.connection]?.enqueue(d.transmissions) }
         }
     }
+}
+
+/// A JSON string literal: quotes, backslashes and control characters escaped.
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case _ where u.value < 0x20:
+            out += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out + "\""
 }
 
 /// A connection's TLS and block framing, shared by its reader and writer threads under one lock; bytes go to the

@@ -154,7 +154,7 @@ func start() throws(ExitError) -> Never {
     FileHandle.standardOutput.write(Data(line.utf8))
     signal(SIGPIPE, SIG_IGN)
     let quiet = o.quiet
-    let s = SMPTestServer(
+    let s = ServerDriver(
         listener: listener, credential: credential, store: store, journal: journal, configuration: o.configuration,
         log: { line in
             if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }

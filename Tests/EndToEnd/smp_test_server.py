@@ -184,9 +184,10 @@ def restart_from_store():
 
 def many_messages_in_order():
     """1,000 messages from one connection to a subscriber on another, each ACKed, with a store: in order, none lost
-    or doubled, while a third connection is served."""
+    or doubled, while a third connection is served; every SEND answered OK."""
     with tempfile.TemporaryDirectory() as d:
-        s = RealServer(store=os.path.join(d, "smp.store"))
+        # A quota above the count: a sender faster than the ACKs would otherwise meet the QUOTA marker.
+        s = RealServer("--quota", "2000", store=os.path.join(d, "smp.store"))
         try:
             rcv, snd, other = s.client(), s.client(), s.client()
             q = rcv.create_queue(subscribe=True)
@@ -194,9 +195,11 @@ def many_messages_in_order():
             smp.expect(snd.secure_by_sender(q.snd_id, sk), "OK")
             total = 1000
 
+            sent = []
+
             def sender():
                 for i in range(total):
-                    smp.expect(snd.send(q.snd_id, b"%d" % i, sk), "OK")
+                    sent.append(snd.send(q.snd_id, b"%d" % i, sk).tag)
             t = threading.Thread(target=sender)
             t.start()
             got = []
@@ -214,6 +217,7 @@ def many_messages_in_order():
                     break
                 msg = smp.expect(rcv.next_event(), "MSG")
             t.join()
+            peer_tests.eq(sent, ["OK"] * total, "every SEND answered OK")
             peer_tests.eq(got, list(range(total)), "in order, none lost or doubled")
             for c in (rcv, snd, other):
                 c.close()
