@@ -2,7 +2,7 @@
 // simplex-host: a Linux host (and controller) for SimpleX Chat remote control.
 //
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
-//   L5  simplex-host (CLI)  SimplexABI (libsimplex.so)
+//   L5  simplex-host (CLI)  SimplexABI (libsimplex.so); tools: simplex-bench, smp-test-server (SMPTestServer)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore
 //   L2  XRCP  SMP  Ratchet  SimplexTLS  ChatStore
@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "simplex-host", targets: ["simplex-host"]),
         .executable(name: "simplex-bench", targets: ["simplex-bench"]),
         .executable(name: "sntrup761-roundtrip", targets: ["sntrup761-roundtrip"]),
+        .executable(name: "smp-test-server", targets: ["smp-test-server"]),
         // libsimplex.so: the official core's C ABI (chat-api.md §9) over the embedded core.
         .library(name: "simplex", type: .dynamic, targets: ["SimplexABI"]),
     ],
@@ -131,6 +132,16 @@ let package = Package(
             ],
             swiftSettings: strictSwift),
 
+        // The SMP server for tests (smp.md §3.8): its logic without I/O and the thin driver, then the program.
+        .target(
+            name: "SMPTestServer",
+            dependencies: ["SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            swiftSettings: strictSwift),
+        .executableTarget(
+            name: "smp-test-server",
+            dependencies: ["SMPTestServer", "SMP", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            swiftSettings: strictSwift),
+
         // MARK: Tests
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSwift),
         // An in-memory controller made from the protocol pieces, shared by the session and service tests.
@@ -185,6 +196,10 @@ let package = Package(
         .testTarget(
             name: "RatchetTests", dependencies: ["Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "SMPTestServerTests",
+            dependencies: ["SMPTestServer", "SMP", "SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexTLSTests",
             dependencies: ["SimplexTLS", "SimplexCrypto", "SimplexEncoding", "TestSupport"],

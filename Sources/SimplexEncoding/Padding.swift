@@ -20,7 +20,9 @@ public enum Padding {
         out.append(UInt8(message.count >> 8))
         out.append(UInt8(message.count & 0xff))
         out.append(contentsOf: message)
-        out.append(contentsOf: repeatElement(filler, count: size - 2 - message.count))
+        // An array, not `repeatElement`: appending a generic sequence runs element by element in debug builds,
+        // which made each 16 KiB block cost milliseconds.
+        out.append(contentsOf: [UInt8](repeating: filler, count: size - 2 - message.count))
         return out
     }
 

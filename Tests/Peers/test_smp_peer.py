@@ -658,7 +658,7 @@ def e2e_errors(s):
         err(c.request(q.rcv_id, smp.cmd_new(18, rk, dh), rk), "CMD HAS_AUTH", "NEW with an entity")
         err(c.request(b"", smp.cmd_new(18, rk, dh)), "CMD NO_AUTH", "unsigned NEW")
         err(c.request(b"", smp.cmd_new(18, rk, dh), smp.SignKey()), "AUTH", "NEW signed by another key")
-        err(c.request(q.rcv_id, b"LGET", q.rcv_key), "CMD PROHIBITED", "short links are not served")
+        err(c.request(q.rcv_id, b"LGET"), "CMD PROHIBITED", "short links are not served")  # unsigned, as LGET is
         contact = c.create_queue(subscribe=False, mode="C")
         err(c.secure_by_sender(contact.snd_id, smp.SignKey()), "AUTH", "SKEY on a contact queue")
         smp.expect(c.off(q), "OK")
