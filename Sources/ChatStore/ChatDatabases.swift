@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import Glibc
 
 /// The two database files of a chat store, named as the official core names them (chat-api.md §9.5):
 /// `<prefix>_chat.db` and `<prefix>_agent.db`.
@@ -39,9 +40,30 @@ public final class ChatDatabases {
     /// key there is nil here), and migrates them as `confirmation` allows. A wrong key is `errorNotADatabase`.
     public init(prefix: String, key: DatabaseKey?, confirmation: MigrationConfirmation) throws(OpenError) {
         let files = Self.files(prefix: prefix)
+        try Self.checkPlace(files.chat)
+        try Self.checkPlace(files.agent)
         self.prefix = prefix
         chat = try Self.open(files.chat, key: key, migrations: Migration.chat, confirmation: confirmation)
         agent = try Self.open(files.agent, key: key, migrations: Migration.agent, confirmation: confirmation)
+    }
+
+    /// Refuses a database file that could not be a store's, before either file is made, in the official migration
+    /// result's shape: an existing file that is neither a database nor empty is `errorNotADatabase` (as opening it
+    /// would be), and a missing one in a folder this process cannot write is `errorSQL`, so that a mistaken prefix
+    /// (`/etc/passwd`) makes nothing beside whatever it names.
+    private static func checkPlace(_ file: String) throws(OpenError) {
+        var info = stat()
+        if stat(file, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else { throw .errorSQL(dbFile: file, "\(file) is not a regular file") }
+            if SQLiteDatabase.storageState(ofFile: file) == .unrecognized { throw .errorNotADatabase(dbFile: file) }
+            return
+        }
+        let slash = file.lastIndex(of: "/")
+        let folder = slash.map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+        // A folder that does not exist yet is left to the open, which names the failure if it cannot be made.
+        if stat(folder, &info) == 0, access(folder, W_OK | X_OK) != 0 {
+            throw .errorSQL(dbFile: file, "unable to open database file: the folder \(folder) is not writable")
+        }
     }
 
     private static func open(_ file: String, key: DatabaseKey?, migrations: [Migration], confirmation: MigrationConfirmation)

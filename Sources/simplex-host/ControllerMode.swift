@@ -57,6 +57,17 @@ enum ControllerMode {
         return status
     }
 
+    /// Standard input's lines as bytes, read on a thread of their own (scripting refuses invalid UTF-8 unrun).
+    private static func inputLineBytes() -> AsyncStream<[UInt8]> {
+        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        Thread {
+            let input = Scripting.InputLines()
+            while let line = input.next() { continuation.yield(line) }
+            continuation.finish()
+        }.start()
+        return lines
+    }
+
     /// Standard input's lines, read on a thread of their own.
     private static func inputLines() -> AsyncStream<String> {
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
@@ -84,8 +95,17 @@ enum ControllerMode {
                 await output.write(Array(message(event, corrId: nil).rendered.utf8))
             }
         }
-        for await line in inputLines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            let (corrId, command) = Scripting.request(line)
+        for await line in inputLineBytes() where !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }) {
+            let corrId: String?
+            let command: String
+            switch Scripting.request(line) {
+            case .command(let id, let text): (corrId, command) = (id, text)
+            case .refused(let reason):
+                // A refused line has no corrId, as the official server answers an invalid request.
+                let envelope = (try? CanonicalJSON.parse(Scripting.commandError(reason))) ?? .null
+                await output.write(Array(message(envelope, corrId: "").rendered.utf8))
+                continue
+            }
             let envelope = await service.execute(command)
             if let invitation = startedInvitation(envelope) {
                 switch options.qr {

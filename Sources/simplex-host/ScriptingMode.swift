@@ -35,14 +35,23 @@ enum ScriptingMode {
             return Say.failure(error)
         }
 
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         Signals.onTermination { _ in continuation.finish() }
         Thread {
-            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            // Bytes, not `readLine`: it would read invalid UTF-8 as replacement characters and run the command.
+            let input = Scripting.InputLines()
+            while let line = input.next() { continuation.yield(line) }
             continuation.finish()
         }.start()
-        for await line in lines where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            let (corrId, command) = Scripting.request(line)
+        for await line in lines where !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }) {
+            let corrId: String?
+            let command: String
+            switch Scripting.request(line) {
+            case .command(let id, let text): (corrId, command) = (id, text)
+            case .refused(let message):
+                await output.write(Scripting.response(Scripting.commandError(message), corrId: nil))
+                continue
+            }
             let answer = await runtime.router.answer(command)
             let response = Scripting.response(answer.envelope, corrId: corrId)
             if let hint = answer.reason ?? (try? CanonicalJSON.parse(response)).flatMap(Hints.forResponse) { Say.error(hint) }
@@ -103,12 +112,59 @@ enum Scripting {
                     .utf8)
     }
 
-    /// A line of input: JSON `{"corrId","cmd"}` or a plain command.
-    static func request(_ line: String) -> (corrId: String?, command: String) {
-        if line.hasPrefix("{"), let json = try? CanonicalJSON.parse(line), let cmd = json["cmd"]?.stringValue {
-            return (json["corrId"]?.stringValue ?? json["corrId"]?.integerValue.map(String.init), cmd)
+    /// A line of input, read: a command to run, or why it is refused unrun.
+    enum Request: Equatable {
+        case command(corrId: String?, String)
+        case refused(String)
+    }
+
+    /// A line of input: JSON `{"corrId","cmd"}` or a plain command. A line that begins with `{` is a request as the
+    /// official terminal server reads one (`ChatSrvRequest`, both fields strings): anything else in it — a corrId
+    /// that is a number, `true` or `null`, a missing field — is refused as "invalid request", without a corrId and
+    /// without running the command. Invalid UTF-8 is refused as `chat_send_cmd` refuses it.
+    static func request(_ line: [UInt8]) -> Request {
+        var bytes = line[...]
+        if bytes.last == 0x0d { bytes = bytes.dropLast() }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .refused("command is not valid UTF-8") }
+        guard text.hasPrefix("{") else { return .command(corrId: nil, text) }
+        guard let json = try? CanonicalJSON.parse(text), let corrId = json["corrId"]?.stringValue,
+            let cmd = json["cmd"]?.stringValue
+        else { return .refused("invalid request") }
+        return .command(corrId: corrId, cmd)
+    }
+
+    /// The envelope of a command refused before the core saw it, as the core's own `commandError`.
+    static func commandError(_ message: String) -> [UInt8] {
+        var out = Array(#"{"error":{"type":"error","errorType":{"type":"commandError","message":"#.utf8)
+        CanonicalJSON.appendQuoted(message, to: &out)
+        return out + Array("}}}".utf8)
+    }
+
+    /// A reader of standard input's lines without their newline, as bytes; `next()` is nil at the end of input.
+    final class InputLines {
+        private var buffer: [UInt8] = []
+        private var start = 0
+        private var ended = false
+
+        func next() -> [UInt8]? {
+            while true {
+                if let newline = buffer[start...].firstIndex(of: 0x0a) {
+                    let line = Array(buffer[start..<newline])
+                    start = newline + 1
+                    return line
+                }
+                if ended {
+                    guard start < buffer.count else { return nil }
+                    defer { start = buffer.count }
+                    return Array(buffer[start...])
+                }
+                buffer.removeFirst(start)
+                start = 0
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+                if count > 0 { buffer += chunk[..<count] } else if count == 0 || errno != EINTR { ended = true }
+            }
         }
-        return (nil, line)
     }
 }
 

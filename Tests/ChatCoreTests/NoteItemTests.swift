@@ -301,6 +301,24 @@ final class NoteItemTests: XCTestCase {
         XCTAssertEqual(n, 0)
     }
 
+    /// A search longer than SQLite's LIKE pattern limit answers a page (the official core's query fails on it), finding
+    /// a note that holds it, ignoring ASCII case as the shorter searches do.
+    func testSearchPastTheLikeLimit() async throws {
+        let h = try EngineHarness()
+        await h.startWithUser()
+        let long = String(repeating: "ab", count: 30_000)
+        await h.result("/_create *1 text x" + long.uppercased() + "y", "newChatItems")
+        await h.result("/_create *1 text plums", "newChatItems")
+        let found = await h.result("/_get chat *1 count=10 search=" + long, "apiChat")
+        XCTAssertEqual(ids(found), [1])
+        let longer = await h.result("/_get chat *1 count=10 search=" + long + "c", "apiChat")
+        XCTAssertEqual(ids(longer), [])
+        let all = await h.result("/_get items count=10 search=" + long, "chatItems")
+        XCTAssertEqual(all["chatItems"]?.arrayValue?.count, 1)
+        let chats = await h.result(#"/_get chats 1 {"type":"search","search":"\#(long)"}"#, "apiChats")
+        XCTAssertEqual(chats["chats"]?.arrayValue?.count, 1)
+    }
+
     // MARK: Changing
 
     func testUpdateKeepsVersions() async throws {

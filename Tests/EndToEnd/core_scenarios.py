@@ -77,6 +77,18 @@ class Core:
                 return message["resp"]
             self.events.append(message["resp"])
 
+    def raw(self, line, timeout=15):
+        """Writes `line` (bytes) as it is; returns the next command error that carries no corrId."""
+        self.p.stdin.flush()
+        self.p.stdin.buffer.write(line)
+        self.p.stdin.buffer.flush()
+        deadline = time.time() + timeout
+        while True:
+            message = self._take(max(0.01, deadline - time.time()))
+            if "corrId" not in message and (message.get("resp") or {}).get("type") == "chatCmdError":
+                return message
+            self.events.append(message["resp"])
+
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=15)
@@ -427,6 +439,29 @@ def servers_and_operators(core):
     s.step("/_accept_conditions 2 9", "chatCmdError:errorStore:operatorNotFound")
 
 
+def request_shapes(core):
+    """A request line is the official terminal server's `ChatSrvRequest` (corrId and cmd both strings): a corrId of
+    another JSON type is refused as its server refuses it, without a corrId and without running the command; invalid
+    UTF-8 is refused as chat_send_cmd refuses it."""
+    def refusal(message):
+        return {"resp": {"type": "chatCmdError",
+                         "chatError": {"type": "error", "errorType": {"type": "commandError", "message": message}}}}
+    for n, corr in enumerate(["1.5", "true", "null", "123456789012345678901234567890", "7", "[]"]):
+        r = core.raw(b'{"corrId":%s,"cmd":"/_create *1 text unrun-%d"}\n' % (corr.encode(), n))
+        check(f"request: corrId {corr} is refused as an invalid request", r == refusal("invalid request"), r)
+    r = core.raw(b'{"cmd":"/_create *1 text unrun-missing"}\n')
+    check("request: a missing corrId is refused as an invalid request", r == refusal("invalid request"), r)
+    for name, line in [("a JSON request", b'{"corrId":"u1","cmd":"/_create *1 text unrun-\xff\xfe"}\n'),
+                       ("a plain command", b"/_create *1 text unrun-\xc3\x28\n")]:
+        r = core.raw(line)
+        check(f"request: invalid UTF-8 in {name} is refused as chat_send_cmd refuses it",
+              r == refusal("command is not valid UTF-8"), r)
+    r = core.run("/_get chat *1 count=100 search=unrun-")
+    check("request: no refused command ran", r.get("type") == "apiChat" and r["chat"]["chatItems"] == [], r)
+    r = core.run("/_create *1 text after the refusals")
+    check("request: a well-formed request runs after them", r.get("type") == "newChatItems", r)
+
+
 def refusals(core):
     s = Scenario(core, "refused")
     s.step("/_connect 1", "chatCmdError:commandError",
@@ -529,6 +564,7 @@ def main():
         for scenario in SCENARIOS:
             scenario(core)
         notes(core, data)
+        request_shapes(core)
         core.run("/_stop")
         core.close()
         for event in core.events:

@@ -16,6 +16,7 @@ import base64
 import os
 import pathlib
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -152,6 +153,38 @@ async def encrypted_store(folder):
                   e.db_migration_error)
 
 
+async def unusable_prefixes(folder):
+    """A prefix whose files could not be a store's is the package's ChatInitError, and nothing is made beside it:
+    an existing non-database `_agent.db` (errorNotADatabase, no `_chat.db` made), and a folder the process cannot
+    write (a read-only tmpfs, which stops root too: errorSQL)."""
+    prefix = os.path.join(folder, "taken")
+    with open(prefix + "_agent.db", "wb") as f:
+        f.write(b"root:x:0:0:root:/root:/bin/bash\n" * 8)
+    try:
+        await ChatApi.init(SqliteDb(file_prefix=prefix))
+        check("prefix: an existing non-database file: ChatInitError", False)
+    except ChatInitError as e:
+        check("prefix: an existing non-database file: ChatInitError errorNotADatabase",
+              e.db_migration_error == {"type": "errorNotADatabase", "dbFile": prefix + "_agent.db"}, e.db_migration_error)
+    check("prefix: nothing made beside the non-database file", not os.path.exists(prefix + "_chat.db"),
+          sorted(os.listdir(folder)))
+    readonly = os.path.join(folder, "readonly")
+    os.mkdir(readonly)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", readonly]).returncode != 0:
+        check("prefix: a read-only tmpfs (needs root)", False)
+        return
+    try:
+        await ChatApi.init(SqliteDb(file_prefix=os.path.join(readonly, "x")))
+        check("prefix: a folder that cannot be written: ChatInitError", False)
+    except ChatInitError as e:
+        error = e.db_migration_error
+        check("prefix: a folder that cannot be written: ChatInitError errorSQL",
+              error.get("type") == "errorSQL" and error.get("dbFile") == os.path.join(readonly, "x_chat.db")
+              and "not writable" in error.get("migrationSQLError", ""), error)
+    finally:
+        subprocess.run(["umount", readonly])
+
+
 async def main():
     folder = tempfile.mkdtemp(prefix="simplex-libsimplex-")
     prefix = os.path.join(folder, "simplex_v1")
@@ -205,6 +238,7 @@ async def main():
               e.db_migration_error == {"type": "errorNotADatabase", "dbFile": prefix + "_chat.db"}, e.db_migration_error)
 
     await encrypted_store(folder)
+    await unusable_prefixes(folder)
 
     try:
         await ChatApi.init(SqliteDb(file_prefix=os.path.join(folder, "fresh")), MigrationConfirmation.ERROR)

@@ -240,6 +240,51 @@ def encrypting_a_plaintext_store(binary, schema, keys):
         host.close()
 
 
+def key_change_on_a_full_disk(binary, schema):
+    """`/_db encryption` that runs out of space is the official core's errorExport (Archive.hs maps a failed export
+    to DBErrorExport with SQLite's error), names the full disk, leaves no partial copy taking the space, and keeps
+    the store under its old key; with room again the same change succeeds."""
+    with tempfile.TemporaryDirectory() as mount:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mount]).returncode != 0:
+            check("full disk: an 8 MB tmpfs (needs root)", False)
+            return
+        try:
+            data = os.path.join(mount, "data")
+            os.mkdir(data)
+            host = Host(binary, data, schema)
+            host.run('/_create user {"profile":{"displayName":"dan","fullName":""},"pastTimestamp":false}')
+            host.run("/_start")
+            for i in range(40):
+                host.run(f"/_create *1 text full-{i} " + "x" * 20_000)
+            written = host.run("/_get chat *1 count=100")["chat"]["chatItems"]
+            host.run("/_stop")
+            filler = os.path.join(mount, "filler")
+            with open(filler, "wb") as f:
+                try:
+                    while True:
+                        f.write(b"\0" * 65_536)
+                        f.flush()
+                except OSError:
+                    pass
+            os.truncate(filler, max(0, os.path.getsize(filler) - 200_000))
+            r = host.run('/_db encryption {"currentKey":"","newKey":"full-k3y"}')
+            check("full disk: the key change is errorDatabase errorExport", kind(r) == "errorDatabase:errorExport:error", r)
+            message = r.get("chatError", {}).get("databaseError", {}).get("sqliteError", {}).get("dbError", "")
+            check("full disk: the error names the full disk", "full" in message, message)
+            check("full disk: no partial copy is left", [n for n in os.listdir(data) if "rekey" in n] == [],
+                  sorted(os.listdir(data)))
+            os.remove(filler)
+            host.run("/_start")
+            kept = host.run("/_get chat *1 count=100")["chat"]["chatItems"]
+            check("full disk: every note is kept under the old key", len(kept) == len(written) == 40, len(kept))
+            host.run("/_stop")
+            check("full disk: with room again the change succeeds",
+                  kind(host.run('/_db encryption {"currentKey":"","newKey":"full-k3y"}')) == "cmdOk")
+            check("full disk: the host ends cleanly", host.close() == 0)
+        finally:
+            subprocess.run(["umount", "-l", mount])
+
+
 def key_options(binary, keys):
     """The key options refuse what cannot be a key, before anything is made; --help lists them."""
     with tempfile.TemporaryDirectory() as data:
@@ -272,6 +317,7 @@ def main():
         running_with_a_key(binary, schema, keys)
         encrypting_a_plaintext_store(binary, schema, keys)
         key_options(binary, keys)
+    key_change_on_a_full_disk(binary, schema)
     check("every line validates against the simplex-chat 7.0.2 types", not type_errors,
           "\n  " + "\n  ".join(type_errors[:40]))
     print(f"{passed} passed, {failed} failed")

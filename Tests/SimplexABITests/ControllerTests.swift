@@ -42,6 +42,28 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(
             C.open(folder + "/b").0 as NSDictionary, ["type": "errorNotADatabase", "dbFile": folder + "/b_chat.db"])
 
+        // A non-database agent file is refused before the chat file is made beside it; so is a folder in the chat
+        // file's place (the official result's shape, errorSQL).
+        _ = FileManager.default.createFile(atPath: folder + "/b2_agent.db", contents: Data("root:x:0:0\n".utf8))
+        XCTAssertEqual(
+            C.open(folder + "/b2").0 as NSDictionary, ["type": "errorNotADatabase", "dbFile": folder + "/b2_agent.db"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/b2_chat.db"))
+        try FileManager.default.createDirectory(atPath: folder + "/b3_chat.db", withIntermediateDirectories: false)
+        let folderInPlace = C.open(folder + "/b3").0
+        XCTAssertEqual(folderInPlace["type"] as? String, "errorSQL")
+        XCTAssertEqual(folderInPlace["dbFile"] as? String, folder + "/b3_chat.db")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/b3_agent.db"))
+        // A folder this process cannot write (root writes any, so only as another user).
+        if getuid() != 0 {
+            let locked = folder + "/locked"
+            try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+            chmod(locked, 0o555)
+            let refused = C.open(locked + "/x").0
+            XCTAssertEqual(refused["type"] as? String, "errorSQL")
+            XCTAssertEqual(refused["dbFile"] as? String, locked + "/x_chat.db")
+            chmod(locked, 0o755)
+        }
+
         // A key for a plain store is a wrong key, as SQLCipher finds it.
         XCTAssertEqual(C.open(folder + "/c").0 as NSDictionary, ["type": "ok"])
         XCTAssertEqual(

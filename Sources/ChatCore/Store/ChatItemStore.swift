@@ -128,10 +128,21 @@ extension ChatRepository {
             values.append(.text(tag.rawValue))
         }
         if !filter.search.isEmpty {
-            sql += " AND i.item_text LIKE '%' || ? || '%'"
+            sql += " AND " + textContains("i.item_text", filter.search)
             values.append(.text(filter.search))
         }
         return (sql, values)
+    }
+
+    /// SQLite's default `SQLITE_MAX_LIKE_PATTERN_LENGTH`, in bytes: a longer LIKE pattern fails the statement.
+    static let likePatternLimit = 50_000
+
+    /// A condition that `column` contains the next bound value, ignoring ASCII case. The official core matches with
+    /// `LIKE '%' || ? || '%'` and bounds nothing, so a search past SQLite's LIKE limit fails its query; such a search
+    /// (which no wildcard could make shorter) is matched as plain text with `instr` instead, folding case as LIKE does.
+    static func textContains(_ column: String, _ search: String) -> String {
+        search.utf8.count + 2 > likePatternLimit
+            ? "instr(LOWER(\(column)), LOWER(?)) > 0" : "\(column) LIKE '%' || ? || '%'"
     }
 
     /// The page-query SQL and values, so the benchmark can run the very statements the core runs.
@@ -325,7 +336,7 @@ extension ChatRepository {
     /// Whether any item's text contains `text` (the chat list's search).
     func anyItemText(userId: Int64, _ chat: ItemChat, contains text: String) throws(ChatError) -> Bool {
         !(try query(
-            "SELECT 1 FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND item_text LIKE '%' || ? || '%' LIMIT 1",
+            "SELECT 1 FROM chat_items WHERE user_id = ? AND \(chat.column) = ? AND \(Self.textContains("item_text", text)) LIMIT 1",
             [.integer(userId), .integer(chat.id), .text(text)]
         ).isEmpty)
     }
@@ -523,7 +534,7 @@ extension ChatRepository {
     )] {
         var sql = """
             SELECT chat_item_id, group_id, note_folder_id FROM chat_items
-            WHERE user_id = ? AND LOWER(item_text) LIKE '%' || LOWER(?) || '%'
+            WHERE user_id = ? AND \(Self.textContains("item_text", search))
             """
         var values: [SQLValue] = [.integer(userId), .text(search)]
         var descending = true
