@@ -136,6 +136,12 @@ public actor SMPServerConnection {
     /// Whether a queue is in this connection's table.
     public func isSubscribed(_ recipientId: EntityId) -> Bool { subscribers[recipientId] != nil }
 
+    /// Drops the current link (after a network change, say): requests in flight fail with `connectionLost`, and
+    /// with subscriptions the client reconnects and subscribes them again.
+    public func reconnect() {
+        if let link { drop(link, .connectionLost) }
+    }
+
     /// Ends the connection and every stream; later requests fail with `.closed`.
     public func close() {
         isClosed = true
