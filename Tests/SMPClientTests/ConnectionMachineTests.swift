@@ -277,4 +277,27 @@ final class ConnectionMachineTests: XCTestCase {
         XCTAssertEqual(garbage.failure, .transport(.largeMsg))
         XCTAssertTrue(machine.receive(ok, now: 4).isEmpty)
     }
+
+    /// `MSG` bodies opened with the queue's secret (smp.md §3.7): a message, the QUOTA marker, and one that does
+    /// not open, which is still a message to acknowledge.
+    func testMessagesOpenedWithTheQueueSecret() throws {
+        let recipient = X25519.PrivateKey()
+        let server = X25519.PrivateKey()
+        let secret = try recipient.sharedSecret(with: server.publicKey)
+        let id = MsgId(SecureRandom.bytes(24))
+        let sent = ReceivedMessageContent.message(
+            timestamp: 1_767_225_600, flags: MessageFlags(notification: true), body: [1, 2])
+        let message = SMPMessage(try ReceivedMessage.seal(sent, msgId: id, secret: secret), secret: secret)
+        XCTAssertEqual(message.msgId, id)
+        XCTAssertEqual(message.content, .success(sent))
+        XCTAssertEqual(message.body, [1, 2])
+        XCTAssertFalse(message.isQuota)
+        let quota = SMPMessage(try ReceivedMessage.seal(.quota(timestamp: 5), msgId: id, secret: secret), secret: secret)
+        XCTAssertTrue(quota.isQuota)
+        XCTAssertNil(quota.body)
+        let other = try X25519.PrivateKey().sharedSecret(with: server.publicKey)
+        let wrong = SMPMessage(try ReceivedMessage.seal(sent, msgId: id, secret: secret), secret: other)
+        XCTAssertEqual(wrong.content, .failure(.decryption))
+        XCTAssertEqual(wrong.msgId, id)
+    }
 }

@@ -34,7 +34,8 @@ final class PythonSMPServer {
         guard let address = json?["address"] as? String, let p = json?["port"] as? Int else {
             throw PeerFailure("no address in \(String(decoding: line, as: UTF8.self))")
         }
-        server = try SMPServer(parsing: address)
+        // With --password the address carries it (smp.md §1.7); the password is given to NEW on its own.
+        server = try SMPServerWithAuth(parsing: address).server
         self.port = UInt16(p)
     }
 
@@ -372,6 +373,22 @@ final class PythonServerTests: XCTestCase {
         try await client.send(to: queue.senderQueue, senderKey: senderKey, body: bytes("v10"))
         let got = try await client.get(queue)
         XCTAssertEqual(got?.body, bytes("v10"))
+        await client.close()
+    }
+
+    /// A server that requires a password (smp.md §3.3, §3.8): NEW without it or with another one is refused with
+    /// AUTH, with it the queue is made.
+    func testServerPassword() async throws {
+        let peer = try PythonSMPServer(["--password", "secret1"])
+        let client = SMPClient(configuration: fast)
+        for auth in [nil, try BasicAuth("other")] {
+            let refused = await failure { () async throws(SMPClientError) in
+                _ = try await client.createQueue(on: peer.server, basicAuth: auth)
+            }
+            XCTAssertEqual(refused, .server(.auth))
+        }
+        let queue = try await client.createQueue(on: peer.server, basicAuth: try BasicAuth("secret1"), mode: .contact)
+        XCTAssertEqual(queue.queueMode, .contact)
         await client.close()
     }
 
