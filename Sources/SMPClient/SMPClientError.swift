@@ -5,9 +5,9 @@ public import SimplexTLS
 
 /// Why an SMP client operation failed (smp.md §2, §3.5): the layer that failed, with its own typed reason.
 public enum SMPClientError: Error, Equatable, Sendable {
-    /// TCP did not connect (smp.md §2.1): refused, timed out, unreachable.
+    /// TCP did not connect (smp.md §2.1): refused, timed out, unreachable, a name that does not resolve.
     case connect(NetError)
-    /// The server's host is not an IPv4 address; other hosts are not served yet.
+    /// The server's host is an IPv6 address or an onion name (Tor): not served yet.
     case hostNotServed(String)
     /// TLS failed (smp.md §2.2): a wrong identity (`TLSError.identity`), a bad chain (`certificateChain`), no
     /// shared ALPN (`noSharedApplicationProtocol`), or OpenSSL's reason.

@@ -181,12 +181,18 @@ public actor SMPServerConnection {
 
     private func establish() async -> Result<Void, SMPClientError> {
         let endpoint = server.endpoint(webPort: configuration.webPort)
-        guard case .ipv4(let a, let b, let c, let d) = server.host else { return .failure(.hostNotServed(server.host.text)) }
-        let address: IPv4Endpoint
-        do { address = try IPv4Endpoint("\(a).\(b).\(c).\(d)", endpoint.port) } catch { return .failure(.connect(error)) }
+        let host: String
+        switch server.host {
+        case .ipv4, .domain: host = server.host.text
+        case .ipv6, .onion: return .failure(.hostNotServed(server.host.text))
+        }
+        let port = endpoint.port
         let timeout = configuration.connectTimeout
         let connected: Result<TCPConnection, NetError> = await Self.offThread {
-            do throws(NetError) { return .success(try TCPConnection.connect(to: address, timeout: timeout)) } catch {
+            do throws(NetError) {
+                let address = try IPv4Endpoint.resolve(host, port: port)[0]
+                return .success(try TCPConnection.connect(to: address, timeout: timeout))
+            } catch {
                 return .failure(error)
             }
         }

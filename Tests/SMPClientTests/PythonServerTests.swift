@@ -413,6 +413,29 @@ final class PythonServerTests: XCTestCase {
         await client.close()
     }
 
+    /// A host name is resolved (smp.md §1.7): `localhost` reaches the server; a name that does not resolve is the
+    /// connect error; the web-port policy (smp.md §2.1) makes the client offer only `http/1.1`, which this
+    /// SMP-only server does not select, so TLS fails with the ALPN reason.
+    func testHostNamesAndWebPortPolicy() async throws {
+        let peer = try PythonSMPServer()
+        let named = try SMPServer(
+            hosts: [try TransportHost(parsing: "localhost")], port: peer.server.port, keyHash: peer.server.keyHash)
+        let client = SMPClient(configuration: fast)
+        try await client.ping(named)
+        let unknown = try SMPServer(
+            hosts: [try TransportHost(parsing: "no-such-host.invalid")], port: "5223", keyHash: peer.server.keyHash)
+        let unresolved = await failure { () async throws(SMPClientError) in try await client.ping(unknown) }
+        guard case .connect(.unresolved)? = unresolved else { return XCTFail("\(String(describing: unresolved))") }
+        await client.close()
+
+        var web = fast
+        web.webPort = .all
+        let webClient = SMPClient(configuration: web)
+        let refused = await failure { () async throws(SMPClientError) in try await webClient.ping(peer.server) }
+        XCTAssertEqual(refused, .tls(.noSharedApplicationProtocol(offered: [.http11])))
+        await webClient.close()
+    }
+
     /// 1,000 messages sent on one connection and received on another, in order, none lost or doubled.
     func testThousandMessagesInOrder() async throws {
         let peer = try PythonSMPServer(["--quota", "2000"])
