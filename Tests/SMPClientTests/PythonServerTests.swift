@@ -24,6 +24,18 @@ final class PythonSMPServer {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        do {
+            (self.server, self.port) = try Self.readAddress(output)
+        } catch {
+            // A failed initializer runs no deinit: the process is ended here.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw error
+        }
+    }
+
+    /// The address line the server prints first.
+    private static func readAddress(_ output: Pipe) throws -> (SMPServer, UInt16) {
         var line: [UInt8] = []
         while !line.contains(0x0a) {
             let chunk = output.fileHandleForReading.availableData
@@ -35,8 +47,7 @@ final class PythonSMPServer {
             throw PeerFailure("no address in \(String(decoding: line, as: UTF8.self))")
         }
         // With --password the address carries it (smp.md §1.7); the password is given to NEW on its own.
-        server = try SMPServerWithAuth(parsing: address).server
-        self.port = UInt16(p)
+        return (try SMPServerWithAuth(parsing: address).server, UInt16(p))
     }
 
     deinit { stop() }
