@@ -395,14 +395,14 @@ public actor SMPServerConnection {
             var delay = first
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(delay))
-                if await self.reconnect() { return }
+                if await self.attemptReconnect() { return }
                 delay = min(delay * 2, limit)
             }
         }
     }
 
     /// One reconnect attempt; true when it is over (connected and resubscribed, or nothing left to do).
-    private func reconnect() async -> Bool {
+    private func attemptReconnect() async -> Bool {
         if isClosed || subscribers.isEmpty {
             reconnecting = nil
             return true
