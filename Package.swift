@@ -4,7 +4,7 @@
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
 //   L5  simplex-host (CLI)  SimplexABI (libsimplex.so); tools: simplex-bench, smp-test-server (SMPTestServer)
 //   L4  SimplexHost
-//   L3  RemoteChat  ChatCore
+//   L3  RemoteChat  ChatCore  SMPClient
 //   L2  XRCP  SMP  Ratchet  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
@@ -96,6 +96,11 @@ let package = Package(
             dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
             swiftSettings: strictSwift),
 
+        // The SMP client: one actor per server connection over TCP and TLS, its protocol an I/O-free state machine.
+        .target(
+            name: "SMPClient", dependencies: ["SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            swiftSettings: strictSwift),
+
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
             name: "ChatCore",
@@ -184,6 +189,10 @@ let package = Package(
         .testTarget(
             name: "SMPTests", dependencies: ["SMP", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Vectors")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "SMPClientTests",
+            dependencies: ["SMPClient", "SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport"],
+            swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
         .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(

@@ -24,6 +24,7 @@ enum NetDiagnostics {
         case .timedOut: return "connection to \(address) timed out" + (where_.isEmpty ? ": a firewall may drop it" : where_)
         case .unreachable(let s): return "no route to \(address) (\(s))" + where_
         case .invalidAddress(let a): return "invalid controller address \(a)"
+        case .unresolved(let host, let reason): return "cannot resolve \(host): \(reason)"
         case .closed: return "the controller closed the connection"
         case .system(let op, _, let message): return "\(op): \(message)" + where_
         }

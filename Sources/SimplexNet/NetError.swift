@@ -13,6 +13,8 @@ public enum NetError: Error, Equatable, Sendable {
     /// No route to that network or host.
     case unreachable(String)
     case invalidAddress(String)
+    /// The name did not resolve to an IPv4 address, with the resolver's reason.
+    case unresolved(host: String, reason: String)
     /// The peer closed the connection.
     case closed
     /// Any other system error, with its `strerror` text.

@@ -7,9 +7,9 @@ and `pynacl` are used; HSalsa20 and the ctypes hooks into the SSL_CTX come from 
 also imports the pinned `h2`).
 
     smp_peer.py server [--port P] [--ed448] [--chain N] [--quota Q] [--end-interval S] [--password PW]
-                       [--versions MIN-MAX] [--quiet]
+                       [--versions MIN-MAX] [--identity FILE] [--quiet]
         listens on 127.0.0.1 (port 0 or absent: kernel-chosen), certificates generated at start (Ed25519 or Ed448,
-        a chain of N = 2..4: [leaf, identity, ..., CA]); prints {"address": "smp://<fp>@127.0.0.1:<port>", ...}
+        a chain of N = 2..4: [leaf, identity, ..., CA]; kept in --identity FILE across restarts); prints {"address": "smp://<fp>@127.0.0.1:<port>", ...}
         then one JSON line per connection ({"event": "connection", "alpn", "cipher", "tlsVersion", "sni",
         "sessionId", "version", "blockEncryption"}) and per closed connection ({"event": "closed", "reason"}),
         unless --quiet. END/DELD go out every --end-interval seconds (default 15, as the reference; 0: at once).
@@ -355,6 +355,24 @@ def make_chain(length=2, kind="ed25519", basic_constraints=True):
             builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         certs[i] = builder.sign(signer, None)
     return certs, keys[0]
+
+
+def load_or_make_chain(path, length, kind):
+    """The chain and leaf key kept in `path` (PEM certificates then the PKCS#8 leaf key), made and written there
+    when it does not exist yet, so that a restarted server keeps its identity (its address's key hash)."""
+    if path and os.path.exists(path):
+        data = open(path, "rb").read()
+        marker = b"-----BEGIN PRIVATE KEY-----"
+        certs = x509.load_pem_x509_certificates(data[:data.index(marker)])
+        return certs, serialization.load_pem_private_key(data[data.index(marker):], None)
+    chain, leaf = make_chain(length, kind)
+    if path:
+        with open(path, "wb") as f:
+            for c in chain:
+                f.write(c.public_bytes(serialization.Encoding.PEM))
+            f.write(leaf.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
+    return chain, leaf
 
 
 def cert_der(cert) -> bytes:
@@ -1149,9 +1167,9 @@ class ServerConn:
 
 class SMPServer:
     def __init__(self, port=0, kind="ed25519", chain_length=2, quota=DEFAULT_QUOTA, end_interval=PENDING_END_INTERVAL,
-                 password=None, versions=SERVER_VERSIONS, log=None):
-        self.chain, leaf = make_chain(chain_length, kind)
-        self.leaf = SignKey(kind, private_raw(leaf))
+                 password=None, versions=SERVER_VERSIONS, log=None, identity=None):
+        self.chain, leaf = load_or_make_chain(identity, chain_length, kind)
+        self.leaf = SignKey("ed448" if isinstance(leaf, ed448.Ed448PrivateKey) else "ed25519", private_raw(leaf))
         self.chain_ders = [cert_der(c) for c in self.chain]
         self.key_hash = identity_fingerprint(self.chain_ders)
         self.context = _tls_context(True, (ALPN_SMP,), self.chain, leaf)
@@ -1570,7 +1588,8 @@ def parse_range(text):
 
 def run_server(args):
     server = SMPServer(args.port, "ed448" if args.ed448 else "ed25519", args.chain, args.quota, args.end_interval,
-                       args.password, parse_range(args.versions), log=None if args.quiet else emit)
+                       args.password, parse_range(args.versions), log=None if args.quiet else emit,
+                       identity=args.identity)
     emit({"address": server.address, "port": server.port, "fingerprint": b64u(server.key_hash),
           "chainLength": len(server.chain_ders), "certificateKey": server.leaf.kind,
           "versions": list(server.versions)})
@@ -1851,6 +1870,8 @@ def main(argv=None):
                    help="seconds between batches of END/DELD (0: at once)")
     s.add_argument("--password", help="basic auth required for NEW")
     s.add_argument("--versions", default=f"{SERVER_VERSIONS[0]}-{SERVER_VERSIONS[1]}")
+    s.add_argument("--identity", metavar="FILE",
+                   help="keep the certificates in FILE (made when absent), so a restart keeps the address")
     s.add_argument("--quiet", action="store_true",
                    help="print only the address line (otherwise read stdout: a full pipe would stall the server)")
     c = sub.add_parser("client")

@@ -63,3 +63,15 @@ final class TCPTests: XCTestCase {
         XCTAssertNil(try receiver.receive(timeout: 0.05))
     }
 }
+
+final class ResolveTests: XCTestCase {
+    /// Names resolve through the system resolver to IPv4 endpoints; dotted quads stay themselves; a name that does
+    /// not resolve says so.
+    func testResolve() throws {
+        XCTAssertEqual(try IPv4Endpoint.resolve("localhost", port: 5223).first, try IPv4Endpoint("127.0.0.1", 5223))
+        XCTAssertEqual(try IPv4Endpoint.resolve("10.1.2.3", port: 443), [try IPv4Endpoint("10.1.2.3", 443)])
+        guard case .unresolved(let host, _)? = thrown({ try IPv4Endpoint.resolve("no-such-host.invalid", port: 1) }) as? NetError
+        else { return XCTFail("a name under .invalid resolved") }
+        XCTAssertEqual(host, "no-such-host.invalid")
+    }
+}
