@@ -5,7 +5,7 @@ import XCTest
 
 @testable import Ratchet
 
-/// smp-vectors/ratchet.json (smp.md §8.2), made by Fixtures/gen_vectors.py with `cryptography` and PyNaCl; a missing
+/// smp-vectors/ratchet.json (smp.md §8.2), made by Tests/SMPTests/Vectors/gen_vectors.py with `cryptography` and PyNaCl; a missing
 /// file fails the test.
 struct RatchetVectors {
     let root: [String: Any]
@@ -13,7 +13,7 @@ struct RatchetVectors {
     static func load() throws -> RatchetVectors {
         let url = try XCTUnwrap(
             Bundle.module.url(forResource: "ratchet", withExtension: "json", subdirectory: "Fixtures"),
-            "Fixtures/ratchet.json is missing: run Fixtures/gen_vectors.py")
+            "Fixtures/ratchet.json is missing: run Tests/SMPTests/Vectors/gen_vectors.py and copy it here")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url))
         return RatchetVectors(root: try XCTUnwrap(json as? [String: Any]))
     }
