@@ -100,18 +100,49 @@ enum SMPBenchmark {
             guard case .message(let m) = await events.next() else { throw Failure("the subscription ended") }
             return m
         }
-        let warmUp = min(100, messages / 10)
+        // The latency and its floors take turns in short rounds, so that a load that comes and goes on a shared
+        // machine falls on all of them alike.
+        let echo = try TLSEcho()
         var latencies: [Double] = []
-        for i in 0..<(messages + warmUp) {
-            let t = clock()
-            async let sent: Void = senderClient.send(to: queue.senderQueue, senderKey: senderKey, body: body)
-            let m = try await nextMessage()
-            let elapsed = clock() - t
-            try await sent
-            guard case .success(.message(_, _, let got)) = m.content, got == body else { throw Failure("message altered") }
-            try await recipientClient.ack(queue, msgId: m.msgId)
-            if i >= warmUp { latencies.append(elapsed) }
+        var echoes: [Double] = []
+        var pings: [Double] = []
+        var cryptoSamples = CryptoSamples()
+        let rounds = 10
+        for round in 0...rounds {
+            // Round 0 warms up and is not counted.
+            let n = round == 0 ? min(100, messages) : max(1, messages / rounds)
+            var times: [Double] = []
+            for _ in 0..<n {
+                let t = clock()
+                async let sent: Void = senderClient.send(to: queue.senderQueue, senderKey: senderKey, body: body)
+                let m = try await nextMessage()
+                let elapsed = clock() - t
+                try await sent
+                guard case .success(.message(_, _, let got)) = m.content, got == body else {
+                    throw Failure("message altered")
+                }
+                try await recipientClient.ack(queue, msgId: m.msgId)
+                times.append(elapsed)
+            }
+            // PING→PONG on the sender's connection: the round trip with the least crypto (two small blocks), to
+            // tell the stack's own cost from the crypto's.
+            var pingTimes: [Double] = []
+            for _ in 0..<n {
+                let t = clock()
+                try await senderClient.ping(server.server)
+                pingTimes.append(clock() - t)
+            }
+            let echoTimes = try echo.roundTrips(n)
+            var cryptoTimes = CryptoSamples()
+            try cryptoTimes.measure(n)
+            if round > 0 {
+                latencies += times
+                echoes += echoTimes
+                pings += pingTimes
+                cryptoSamples.append(cryptoTimes)
+            }
         }
+        echo.close()
 
         // Pipelined: every message sent at once from one connection, received and acknowledged on the other.
         let t0 = clock()
@@ -131,13 +162,12 @@ enum SMPBenchmark {
         await senderClient.close()
         await recipientClient.close()
 
-        // (2) A bare TLS echo of 16,384-byte blocks with the same profile; (3) the per-message crypto alone.
-        let echoes = try tlsEcho(rounds: messages)
-        let crypto = try cryptoFloor(rounds: messages)
+        let crypto = cryptoSamples.medians
         let floor = quantile(echoes, 0.5) + crypto.total
         let latency = quantile(latencies, 0.5)
         let floorRate = 1 / crypto.total
         print("  SEND→MSG latency         median \(ms(latency))   p99 \(ms(quantile(latencies, 0.99)))")
+        print("  PING→PONG                median \(ms(quantile(pings, 0.5)))   p99 \(ms(quantile(pings, 0.99)))")
         print("  TLS echo, 16 KiB block   median \(ms(quantile(echoes, 0.5)))   p99 \(ms(quantile(echoes, 0.99)))")
         print(
             "  crypto floor per message       \(ms(crypto.total))   (sign \(ms(crypto.sign)), verify \(ms(crypto.verify)), §3.7 box \(ms(crypto.box)), blocks \(ms(crypto.blocks)))"
@@ -173,88 +203,110 @@ enum SMPBenchmark {
     }
 
     /// Round trips of one 16,384-byte block through `SMPTLSConnection` at both ends over SimplexNet TCP.
-    static func tlsEcho(rounds: Int) throws -> [Double] {
-        let now = Int64(time(nil))
-        let credential = try ServerCredential.generate(algorithm: .ed25519, length: .two, now: now)
-        let listener = try TCPListener(address: "127.0.0.1")
-        let server = try SMPTLSConnection(credential: credential)
-        let client = try SMPTLSConnection(serverIdentity: credential.fingerprint, webPort: false, now: now)
-        let clientSocket = try TCPConnection.connect(to: listener.endpoint, timeout: 2)
-        guard let serverSocket = try listener.accept(timeout: 2) else { throw NetError.timedOut }
-        let owned = SessionBenchmark.OwnedByThread(server)
-        Thread {
-            let server = owned.value
-            while let bytes = try? serverSocket.read() {
-                guard let events = try? server.receive(bytes) else { return }
-                for case .applicationData(let d) in events { try? server.send(d) }
-                try? serverSocket.write(server.takeOutgoing())
-            }
-        }.start()
-        try client.start()
-        while !client.isEstablished {
-            try clientSocket.write(client.takeOutgoing())
-            _ = try client.receive(try clientSocket.read(timeout: 5))
-        }
-        try clientSocket.write(client.takeOutgoing())
+    final class TLSEcho {
+        let client: SMPTLSConnection
+        let socket: TCPConnection
         let block = SecureRandom.bytes(SMPLimits.blockSize)
-        var times: [Double] = []
-        for i in 0..<(rounds + 100) {
-            let t = clock()
-            try client.send(block)
-            try clientSocket.write(client.takeOutgoing())
-            var got = 0
-            while got < block.count {
-                for case .applicationData(let d) in try client.receive(try clientSocket.read(timeout: 5)) { got += d.count }
+
+        init() throws {
+            let now = Int64(time(nil))
+            let credential = try ServerCredential.generate(algorithm: .ed25519, length: .two, now: now)
+            let listener = try TCPListener(address: "127.0.0.1")
+            let server = try SMPTLSConnection(credential: credential)
+            client = try SMPTLSConnection(serverIdentity: credential.fingerprint, webPort: false, now: now)
+            socket = try TCPConnection.connect(to: listener.endpoint, timeout: 2)
+            guard let serverSocket = try listener.accept(timeout: 2) else { throw NetError.timedOut }
+            let owned = SessionBenchmark.OwnedByThread(server)
+            Thread {
+                let server = owned.value
+                while let bytes = try? serverSocket.read() {
+                    guard let events = try? server.receive(bytes) else { return }
+                    for case .applicationData(let d) in events { try? server.send(d) }
+                    try? serverSocket.write(server.takeOutgoing())
+                }
+            }.start()
+            try client.start()
+            while !client.isEstablished {
+                try socket.write(client.takeOutgoing())
+                _ = try client.receive(try socket.read(timeout: 5))
             }
-            if i >= 100 { times.append(clock() - t) }
+            try socket.write(client.takeOutgoing())
         }
-        clientSocket.shutdown()
-        return times
+
+        func roundTrips(_ n: Int) throws -> [Double] {
+            var times: [Double] = []
+            for _ in 0..<n {
+                let t = clock()
+                try client.send(block)
+                try socket.write(client.takeOutgoing())
+                var got = 0
+                while got < block.count {
+                    for case .applicationData(let d) in try client.receive(try socket.read(timeout: 5)) { got += d.count }
+                }
+                times.append(clock() - t)
+            }
+            return times
+        }
+
+        func close() { socket.shutdown() }
     }
 
-    /// The crypto of one message on its way, each step's median: the sender signs SEND and the server verifies it,
-    /// the server boxes the body for the recipient and the recipient opens it (§3.7), and the SEND and MSG blocks
+    /// The crypto of one message on its way, each step timed alone: the sender signs SEND and the server verifies
+    /// it, the server boxes the body for the recipient and the recipient opens it (§3.7), and the SEND and MSG blocks
     /// are each sealed and opened (§2.6).
-    static func cryptoFloor(rounds: Int) throws -> (sign: Double, verify: Double, box: Double, blocks: Double, total: Double) {
-        let parameters = TransportParameters(version: SMPVersion.current, sessionId: SessionId(SecureRandom.bytes(32)))
-        let senderId = EntityId(SecureRandom.bytes(24))
-        let key = Ed25519.PrivateKey()
-        let secret = try X25519.PrivateKey().sharedSecret(with: X25519.PrivateKey().publicKey)
-        var clientBlocks = BlockEncryption.client(sessionId: parameters.sessionId, secret: secret)
-        var serverBlocks = BlockEncryption.server(sessionId: parameters.sessionId, secret: secret)
-        let content = ReceivedMessageContent.message(
-            timestamp: 1_780_000_000, flags: MessageFlags(notification: false), body: body)
+    struct CryptoSamples {
         var sign: [Double] = []
         var verify: [Double] = []
         var box: [Double] = []
         var blocks: [Double] = []
-        for _ in 0..<rounds {
-            var t = clock()
-            let transmission = try Transmissions.encodeCommand(
-                corrId: .random(), entityId: senderId, command: .send(flags: MessageFlags(notification: false), body: body),
-                parameters: parameters, signedWith: key)
-            sign.append(clock() - t)
-            let forAuth = try Transmissions.bytesForAuthorization(
-                corrId: .random(), entityId: senderId, command: .send(flags: MessageFlags(notification: false), body: body),
-                parameters: parameters)
-            let signature = key.signature(for: forAuth)
-            t = clock()
-            guard key.publicKey.isValidSignature(signature, for: forAuth) else { throw Failure("signature") }
-            verify.append(clock() - t)
-            let msgId = MsgId(SecureRandom.bytes(24))
-            t = clock()
-            let sealed = try ReceivedMessage.seal(content, msgId: msgId, secret: secret)
-            _ = try sealed.open(secret: secret)
-            box.append(clock() - t)
-            let msg = try Transmissions.encodeResponse(
-                corrId: CorrId([]), entityId: EntityId(SecureRandom.bytes(24)), message: .msg(sealed), parameters: parameters)
-            t = clock()
-            _ = try serverBlocks.open(try clientBlocks.seal(TransmissionBatch.encode([transmission])))
-            _ = try clientBlocks.open(try serverBlocks.seal(TransmissionBatch.encode([msg])))
-            blocks.append(clock() - t)
+
+        mutating func append(_ other: CryptoSamples) {
+            sign += other.sign
+            verify += other.verify
+            box += other.box
+            blocks += other.blocks
         }
-        let m = { (xs: [Double]) in quantile(xs, 0.5) }
-        return (m(sign), m(verify), m(box), m(blocks), m(sign) + m(verify) + m(box) + m(blocks))
+
+        var medians: (sign: Double, verify: Double, box: Double, blocks: Double, total: Double) {
+            let m = { (xs: [Double]) in SMPBenchmark.quantile(xs, 0.5) }
+            return (m(sign), m(verify), m(box), m(blocks), m(sign) + m(verify) + m(box) + m(blocks))
+        }
+
+        mutating func measure(_ rounds: Int) throws {
+            let parameters = TransportParameters(version: SMPVersion.current, sessionId: SessionId(SecureRandom.bytes(32)))
+            let senderId = EntityId(SecureRandom.bytes(24))
+            let key = Ed25519.PrivateKey()
+            let secret = try X25519.PrivateKey().sharedSecret(with: X25519.PrivateKey().publicKey)
+            var clientBlocks = BlockEncryption.client(sessionId: parameters.sessionId, secret: secret)
+            var serverBlocks = BlockEncryption.server(sessionId: parameters.sessionId, secret: secret)
+            let flags = MessageFlags(notification: false)
+            let content = ReceivedMessageContent.message(timestamp: 1_780_000_000, flags: flags, body: body)
+            for _ in 0..<rounds {
+                var t = clock()
+                let transmission = try Transmissions.encodeCommand(
+                    corrId: .random(), entityId: senderId, command: .send(flags: flags, body: body),
+                    parameters: parameters, signedWith: key)
+                sign.append(clock() - t)
+                let forAuth = try Transmissions.bytesForAuthorization(
+                    corrId: .random(), entityId: senderId, command: .send(flags: flags, body: body), parameters: parameters)
+                let signature = key.signature(for: forAuth)
+                t = clock()
+                guard key.publicKey.isValidSignature(signature, for: forAuth) else { throw Failure("signature") }
+                verify.append(clock() - t)
+                let msgId = MsgId(SecureRandom.bytes(24))
+                t = clock()
+                let sealed = try ReceivedMessage.seal(content, msgId: msgId, secret: secret)
+                _ = try sealed.open(secret: secret)
+                box.append(clock() - t)
+                let msg = try Transmissions.encodeResponse(
+                    corrId: CorrId([]), entityId: EntityId(SecureRandom.bytes(24)), message: .msg(sealed),
+                    parameters: parameters)
+                t = clock()
+                _ = try serverBlocks.open(try clientBlocks.seal(TransmissionBatch.encode([transmission])))
+                _ = try clientBlocks.open(try serverBlocks.seal(TransmissionBatch.encode([msg])))
+                blocks.append(clock() - t)
+            }
+        }
     }
 
     /// RSS growth of this process from one connected client to `count` queues created and subscribed on it.
