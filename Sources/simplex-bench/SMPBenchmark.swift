@@ -124,8 +124,8 @@ enum SMPBenchmark {
                 try await recipientClient.ack(queue, msgId: m.msgId)
                 times.append(elapsed)
             }
-            // PING→PONG on the sender's connection: the round trip with the least crypto (two small blocks), to
-            // tell the stack's own cost from the crypto's.
+            // PING→PONG on the sender's connection: a round trip whose only crypto is its two blocks, to tell the
+            // stack's own cost from the crypto's.
             var pingTimes: [Double] = []
             for _ in 0..<n {
                 let t = clock()
