@@ -133,7 +133,7 @@ let package = Package(
             name: "simplex-bench",
             dependencies: [
                 "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
-                "SimplexABI", "ChatStore", "SimplexMarkdown",
+                "SimplexABI", "ChatStore", "SimplexMarkdown", "SMP", "SMPClient",
             ],
             swiftSettings: strictSwift),
 

@@ -14,6 +14,9 @@
 //   simplex-bench goals [--mb N]             remote control's speed goals in one run: Ed25519 beside libsodium,
 //                                            HELLO beside its crypto, `/v` beside TLS echo + crypto, files (200 MB)
 //                                            beside the floor
+//   simplex-bench smp [--messages N] [--queues Q]
+//                                            SEND→MSG latency and messages/s through smp-test-server beside a TLS
+//                                            echo of 16 KiB blocks + the per-message crypto; client memory per queue
 //   simplex-bench markdown [--mb N]          markdown parse time for N MB (1) of each special character beside
 //                                            plain text, through the Swift API and chat_parse_markdown
 import Foundation
@@ -225,6 +228,12 @@ case "goals":
     try await goalsBenchmark(seconds: seconds, megabytes: megabytes)
 case "store-encryption":
     try StoreEncryptionBenchmark.run(seconds: seconds)
+case "smp":
+    var messages = 2000
+    if let i = args.firstIndex(of: "--messages"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { messages = n }
+    var queues = 10_000
+    if let i = args.firstIndex(of: "--queues"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { queues = n }
+    try await SMPBenchmark.run(messages: messages, queues: queues)
 case "markdown":
     var megabytes = 1
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
@@ -232,7 +241,7 @@ case "markdown":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N] | markdown [--mb N]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N] | smp [--messages N] [--queues Q] | markdown [--mb N]\n"
                 .utf8)
     )
     exit(2)
