@@ -4,7 +4,7 @@ independent Python SMP server (Tests/Peers/smp_peer.py, written from the spec): 
 fingerprint (the connect step, `unknownCAError` as the agent's certificate check gives), a closed port (the connect
 step, `connectError`), a server with a password not given (the createQueue step, `SMP AUTH`), the password given,
 a listener that never answers (the connect step, `timeoutError` under the network configuration's connect timeout),
-the human form `/smp test`, and XFTP refused as not served yet. Every output line is checked against the official
+the human form `/smp test`, a server of versions 6-8 (secured with KEY, not SKEY), and XFTP refused as not served yet. Every output line is checked against the official
 types with core_scenarios' validator.
 
 usage: server_test.py PATH/TO/simplex-host PATH/TO/smp-test-server
@@ -97,6 +97,12 @@ def outcomes(core, label, start):
         expect(core, f"{label} human form", f"/smp test {s.address}", s.address, None)
     finally:
         s.stop()
+    # Below v9 a sender cannot secure a queue (no SKEY): the recipient's KEY is the secure step.
+    old = start("--versions", "6-8")
+    try:
+        expect(core, f"{label} at versions 6-8 (KEY)", f"/_server test 1 {old.address}", old.address, None)
+    finally:
+        old.stop()
     p = start("--password", "secret")
     try:
         fp, pw, hosts = split(p.address)
