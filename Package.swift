@@ -104,7 +104,10 @@ let package = Package(
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
         .target(
             name: "ChatCore",
-            dependencies: ["ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto", "SimplexMarkdown"],
+            dependencies: [
+                "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto", "SimplexMarkdown", "SMP",
+                "SMPClient", "SimplexNet", "SimplexTLS",
+            ],
             swiftSettings: strictSwift),
 
         // MARK: L4
@@ -197,7 +200,10 @@ let package = Package(
         .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests",
-            dependencies: ["ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport"],
+            dependencies: [
+                "ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport", "SMP", "SMPClient",
+                "SimplexNet", "SimplexTLS", "SimplexCrypto",
+            ],
             swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexABITests", dependencies: ["SimplexABI", "TestSupport"], resources: [.copy("Fixtures")],

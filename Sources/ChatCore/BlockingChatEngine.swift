@@ -1,5 +1,6 @@
 internal import ChatModel
 public import ChatStore
+import Dispatch
 import Synchronization
 
 /// The embedded chat core for callers on threads of their own — libsimplex's C ABI, whose calls block their thread
@@ -32,6 +33,14 @@ public final class BlockingChatEngine: Sendable {
         case .success(let parsed): command = parsed
         case .failure(let error): return .error(error)
         }
+        let test = controller.withLock { controller in
+            Result { () throws(ChatError) in try controller.serverTestRequest(command) }
+        }
+        switch test {
+        case .failure(let error): return .error(error)
+        case .success(let test?): return EnvelopeJSON(.success(Self.waiting { await test.run() }))
+        case .success(nil): break
+        }
         return controller.withLock { controller in
             let (outcome, emitted) = controller.run(command)
             // The command's state is committed before its events go out; a full queue holds the caller (and the
@@ -39,6 +48,25 @@ public final class BlockingChatEngine: Sendable {
             for event in emitted { events.putBlocking(.result(event.json)) }
             return EnvelopeJSON(outcome)
         }
+    }
+
+    /// Waits on the caller's thread (never a task of the pool, see above) for network work done by Swift's tasks,
+    /// outside the engine's lock so that other threads' commands run meanwhile.
+    private static func waiting<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Slot<T>()
+        Task.detached {
+            let value = await body()
+            result.value.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        guard let value = result.value.withLock({ $0 }) else { preconditionFailure("the task signalled without a result") }
+        return value
+    }
+
+    private final class Slot<T: Sendable>: Sendable {
+        let value = Mutex<T?>(nil)
     }
 
     /// The key the store is open with now (`/_db encryption` changes it); nil for plaintext files.

@@ -79,6 +79,13 @@ public actor ChatEngine {
 
     /// Runs one typed command.
     public func execute(_ command: ChatCommand) async -> Result<ChatResponse, ChatError> {
+        // A server test waits for a server for seconds: it runs off the engine's turn, so other commands are served
+        // meanwhile, as the core runs it outside its chat lock.
+        do throws(ChatError) {
+            if let test = try controller.serverTestRequest(command) { return .success(await test.run()) }
+        } catch {
+            return .failure(error)
+        }
         let (outcome, emitted) = controller.run(command)
         applyExpiryRequests()
         // The command's state is committed before its events go out; a full queue holds the caller here, as the

@@ -147,6 +147,7 @@ extension ChatController {
         case .apiValidateServers(let a): return try validateServers(a)
         case .apiGetUsageConditions: return try getUsageConditions()
         case .apiAcceptConditions(let a): return try acceptConditions(a)
+        // Run by the engine before dispatch (`serverTestRequest`), as it waits for the network.
         case .apiTestProtoServer: return try unserved(command)
         // §4.13
         case .apiSetUserUIThemes(let a): return try setUserUIThemes(a)

@@ -1,8 +1,8 @@
 public import ChatModel
 
 /// The commands that need a network peer to act — contacts and their links, addresses, group invitations and links,
-/// files over relays, calls, push tokens, queue rotation, ratchet sync, service requests and directory search, server
-/// tests. The embedded core has no network yet, so each returns one error, the refusal below, and never a pretended
+/// files over relays, calls, push tokens, queue rotation, ratchet sync, service requests and directory search, chat
+/// relay tests. The embedded core has no network yet, so each returns one error, the refusal below, and never a pretended
 /// success. This list alone decides which commands are refused; NetworkRefusalTests walks every command against it.
 public enum NetworkRefusal {
     public static let commands: Set<CommandName> = [
@@ -26,8 +26,8 @@ public enum NetworkRefusal {
         // §4.9 push tokens and notification servers
         .apiGetNtfToken, .apiRegisterToken, .apiVerifyToken, .apiCheckToken, .apiDeleteToken, .apiGetNtfConns,
         .apiGetConnNtfMessages,
-        // §4.12 server tests
-        .apiTestProtoServer, .apiTestChatRelay,
+        // §4.12 chat relay tests (`/_server test` is served: `Handlers/ServerTests.swift`)
+        .apiTestChatRelay,
         // §4.16 addresses
         .apiCreateMyAddress, .apiAddMyAddressShortLink, .apiSetProfileAddress, .apiSetAddressSettings,
         // §4.17 queue rotation and ratchet sync

@@ -78,9 +78,10 @@ public actor SMPClient {
     }
 
     /// `NEW` (smp.md §3.3): creates a queue with fresh recipient keys (Ed25519 to authorize, X25519 for messages),
-    /// not subscribed (`C`); `subscribe` it to receive pushed messages, or `get` them.
+    /// not subscribed (`C`) unless `subscribe` (`S`, the server then counts this connection as its subscriber);
+    /// `subscribe` it to receive pushed messages, or `get` them.
     public func createQueue(
-        on server: SMPServer, basicAuth: BasicAuth? = nil, mode: QueueMode = .messaging
+        on server: SMPServer, basicAuth: BasicAuth? = nil, mode: QueueMode = .messaging, subscribe: Bool = false
     ) async throws(SMPClientError) -> RecipientQueue {
         let recipientKey = Ed25519.PrivateKey()
         let dhKey = X25519.PrivateKey()
@@ -89,7 +90,7 @@ public actor SMPClient {
         let data: QueueRequestData = mode == .messaging ? .messaging(nil) : .contact(nil)
         let request = NewQueueRequest(
             recipientAuthKey: .ed25519(recipientKey.publicKey), recipientDhKey: dhKey.publicKey, basicAuth: basicAuth,
-            subscriptionMode: .onlyCreate, queueRequestData: data)
+            subscriptionMode: subscribe ? .subscribe : .onlyCreate, queueRequestData: data)
         let response = try await c.request(.new(request), entityId: .empty, key: recipientKey)
         guard case .ids(let ids) = response else { throw .unexpectedResponse(response.tag) }
         return try RecipientQueue(

@@ -74,7 +74,7 @@ final class HumanCommandTests: XCTestCase {
         await h.startWithUser()
         let refused: [(String, CommandName)] = [
             ("/address", .apiCreateMyAddress), ("/pa on", .apiSetProfileAddress),
-            ("/auto_accept on incognito=on", .apiSetAddressSettings), ("/smp test smp://a2V5@smp.example", .apiTestProtoServer),
+            ("/auto_accept on incognito=on", .apiSetAddressSettings),
             ("/pg relays=1 #team", .apiNewPublicGroup),
         ]
         for (line, name) in refused {

@@ -46,6 +46,8 @@ public enum ChatResponse: Equatable, Sendable {
     case userServers(user: User, userServers: [UserOperatorServers])
     case userServersValidation(user: User, serverErrors: [UserServersError], serverWarnings: [UserServersWarning])
     case usageConditions(usageConditions: UsageConditions, conditionsText: String, acceptedConditions: UsageConditions?)
+    /// `/_server test`: no `testFailure` when every step passed.
+    case serverTestResult(user: User, testServer: String, testFailure: ProtocolTestFailure?)
     // Chat items, §4.3.
     case apiChat(user: User, chat: AChat, navInfo: NavigationInfo?)
     case chatContentTypes(contentTypes: [MsgContentTag])
@@ -109,6 +111,7 @@ public enum ChatResponse: Equatable, Sendable {
         case .userServers: "userServers"
         case .userServersValidation: "userServersValidation"
         case .usageConditions: "usageConditions"
+        case .serverTestResult: "serverTestResult"
         case .apiChat: "apiChat"
         case .chatContentTypes: "chatContentTypes"
         case .chatItemInfo: "chatItemInfo"
@@ -184,6 +187,8 @@ public enum ChatResponse: Equatable, Sendable {
             .tagged(
                 type,
                 ["usageConditions": current.json, "conditionsText": .string(text), "acceptedConditions": accepted?.json])
+        case .serverTestResult(let user, let server, let failure):
+            .tagged(type, ["user": user.json, "testServer": .string(server), "testFailure": failure?.json])
         case .apiChat(let user, let chat, let nav): .tagged(type, ["user": user.json, "chat": chat.json, "navInfo": nav?.json])
         case .chatContentTypes(let tags): .tagged(type, ["contentTypes": .array(tags.map { .string($0.rawValue) })])
         case .chatItemInfo(let user, let item, let info):
