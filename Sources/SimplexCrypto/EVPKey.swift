@@ -45,6 +45,22 @@ final class EVPKey: @unchecked Sendable {
         return out
     }
 
+    /// The raw output of a Diffie-Hellman agreement (X25519, X448) with `peer`, `length` bytes; a failure or an
+    /// all-zero output (a peer key of small order) is an invalid peer key.
+    func sharedSecret(with peer: EVPKey, length: Int) throws(CryptoError) -> [UInt8] {
+        guard let ctx = EVP_PKEY_CTX_new(pointer, nil) else { preconditionFailure("EVP_PKEY_CTX_new failed") }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        var out = [UInt8](repeating: 0, count: length)
+        var n = length
+        guard EVP_PKEY_derive_init(ctx) == 1, EVP_PKEY_derive_set_peer(ctx, peer.pointer) == 1,
+            EVP_PKEY_derive(ctx, &out, &n) == 1, n == length, out.contains(where: { $0 != 0 })
+        else {
+            ERR_clear_error()
+            throw .invalidPublicKey
+        }
+        return out
+    }
+
     func rawPrivateKey(length: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
         var n = length

@@ -25,17 +25,7 @@ extension X448 {
         /// yields the all-zero output is refused.
         public func sharedSecret(with peer: PublicKey) throws(CryptoError) -> SharedSecret {
             let peerKey = try EVPKey.rawPublic(EVP_PKEY_X448, peer.rawRepresentation)
-            guard let ctx = EVP_PKEY_CTX_new(key.pointer, nil) else { preconditionFailure("EVP_PKEY_CTX_new failed") }
-            defer { EVP_PKEY_CTX_free(ctx) }
-            var out = [UInt8](repeating: 0, count: 56)
-            var n = 56
-            guard EVP_PKEY_derive_init(ctx) == 1, EVP_PKEY_derive_set_peer(ctx, peerKey.pointer) == 1,
-                EVP_PKEY_derive(ctx, &out, &n) == 1, n == 56, out.contains(where: { $0 != 0 })
-            else {
-                ERR_clear_error()
-                throw .invalidPublicKey
-            }
-            return SharedSecret(validated: out)
+            return SharedSecret(validated: try key.sharedSecret(with: peerKey, length: 56))
         }
     }
 
