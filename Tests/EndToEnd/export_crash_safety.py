@@ -12,65 +12,16 @@ import json
 import os
 import random
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_host import Host, check, finish  # noqa: E402
+
 KILLS = 10
 BIG_FILE_MB = 24  # random bytes do not deflate: the export takes seconds
-
-passed, failed = 0, 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
-
-
-class Host:
-    def __init__(self, binary, data):
-        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.n = 0
-
-    def send(self, command):
-        self.n += 1
-        corr = f"c{self.n}"
-        self.p.stdin.write(json.dumps({"corrId": corr, "cmd": command}) + "\n")
-        self.p.stdin.flush()
-        return corr
-
-    def ask(self, command):
-        corr = self.send(command)
-        for line in self.p.stdout:
-            message = json.loads(line)
-            if message.get("corrId") == corr:
-                return message["resp"]
-        raise SystemExit(f"the host ended before answering {command}")
-
-    def kill(self):
-        """Kills the host; returns the corrIds it had answered (what it wrote is still in the pipe)."""
-        os.kill(self.p.pid, signal.SIGKILL)
-        self.p.wait(timeout=10)
-        answered = set()
-        for line in self.p.stdout.read().splitlines():
-            try:
-                answered.add(json.loads(line).get("corrId"))
-            except ValueError:
-                pass
-        return answered
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
 
 
 def digest(path):
@@ -178,8 +129,7 @@ def main():
             names = set(z.namelist())
         check("the new backup holds the large file", "simplex_v1_files/big.bin" in names, str(sorted(names)[:5]))
         check("no partial export is left beside it", partials(backups) == [], str(partials(backups)))
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -17,41 +17,10 @@ import sys
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_host import Host, check, finish  # noqa: E402
+
 NOTES = 20
-
-passed, failed = 0, 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
-
-
-class Host:
-    def __init__(self, binary, data):
-        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.n = 0
-
-    def ask(self, command):
-        self.n += 1
-        corr = f"c{self.n}"
-        self.p.stdin.write(json.dumps({"corrId": corr, "cmd": command}) + "\n")
-        self.p.stdin.flush()
-        for line in self.p.stdout:
-            message = json.loads(line)
-            if message.get("corrId") == corr:
-                return message["resp"]
-        raise SystemExit(f"the host ended before answering {command}")
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=30)
 
 
 def notes(host):
@@ -179,8 +148,7 @@ def main():
               imported == {"type": "archiveImported", "archiveErrors": []} and len(kept) == 2,
               f"{json.dumps(imported)[:300]} {kept}")
         host.close()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 if __name__ == "__main__":
