@@ -21,7 +21,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENV_PY = os.path.join(HERE, "..", "..", ".venv", "bin", "python")
@@ -44,25 +43,9 @@ except ImportError:
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import smp_peer as smp  # noqa: E402
+from selftest import RESULTS, check, eq  # noqa: E402
 
-RESULTS = []
 H = bytes.fromhex
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print(f"PASS {name} ({time.time() - t0:.2f}s)", flush=True)
-    except Exception:
-        RESULTS.append((name, False))
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-
-
-def eq(actual, expected, what=""):
-    if actual != expected:
-        raise AssertionError(f"{what}: expected {expected!r}, got {actual!r}")
 
 
 def raises(tag, fn, what=""):

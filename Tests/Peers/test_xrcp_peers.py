@@ -16,7 +16,6 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENV_PY = os.path.join(HERE, "..", "..", ".venv", "bin", "python")
@@ -37,24 +36,7 @@ except ImportError:
 sys.dont_write_bytecode = True  # leave no __pycache__ beside the peers
 sys.path.insert(0, HERE)
 import xrcp_controller as x  # noqa: E402
-
-RESULTS = []
-
-
-def check(name, fn):
-    t0 = time.time()
-    try:
-        fn()
-        RESULTS.append((name, True))
-        print(f"PASS {name} ({time.time() - t0:.2f}s)", flush=True)
-    except Exception:
-        RESULTS.append((name, False))
-        print(f"FAIL {name}\n{traceback.format_exc()}", flush=True)
-
-
-def eq(actual, expected, what=""):
-    if actual != expected:
-        raise AssertionError(f"{what}: expected {expected!r}, got {actual!r}")
+from selftest import RESULTS, check, eq  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------------------------------
