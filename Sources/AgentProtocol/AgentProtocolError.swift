@@ -1,4 +1,4 @@
-internal import Ratchet
+public import Ratchet
 
 /// Why the agent's wire layer refused a link, an envelope or a message. The cases follow simplexmq's
 /// `SMPAgentError` (chat-api.md §8.4, `AGENT {agentErr}`), so the chat layer maps them one to one; the two that are
@@ -25,7 +25,7 @@ public enum AgentProtocolError: Error, Equatable, Sendable {
     case `internal`(String)
 
     /// The reference's `cryptoError` mapping of ratchet failures.
-    init(_ error: RatchetError) {
+    public init(_ error: RatchetError) {
         switch error {
         case .headerSyntax(let reason): self = .message("ratchet header: \(reason)")
         case .header: self = .crypto(.ratchetHeader)

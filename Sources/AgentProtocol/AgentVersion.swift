@@ -35,6 +35,18 @@ public enum VersionAgreement {
     }
 }
 
+extension AgentVersion {
+    /// The connection's agent version after an `"M"` envelope of `received` (`updateConnVersion`, smp.md §4.1): a
+    /// higher version the peer supports and we do too, never above our highest; nil when it stays `current`.
+    public static func upgrade(current: UInt16, received: UInt16, supported: VersionRange = AgentVersion.supported)
+        -> UInt16?
+    {
+        let offered = (try? VersionRange(min: supported.min, max: received)) ?? VersionRange(received)
+        guard let common = offered.intersection(supported), common.max > current else { return nil }
+        return common.max
+    }
+}
+
 /// The versions a joiner agrees for an invitation link (smp.md §4.5 B.1): agent, SMP client (of the link's first
 /// queue) and e2e, each the highest both sides support.
 public struct JoinVersions: Equatable, Sendable {

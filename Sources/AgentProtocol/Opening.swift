@@ -152,6 +152,9 @@ public enum AgentOpening {
         try checkVersions(confirmation, agreedAgentVersion, agreedClientVersion, agentVersions, clientVersions)
         guard let params = confirmation.e2eParams else { throw .prohibited("conf: incorrect state") }
         guard e2eVersions.contains(params.version) else { throw .version }
+        // We never propose a KEM, so an acceptance answers nothing of ours (`CERatchetKEMState`); a proposal is ignored,
+        // as the reference ignores it with PQ off (smp.md §5.7).
+        if case .accepted = params.kem { throw AgentProtocolError(RatchetError.kemState) }
         let ratchet: RatchetState
         do {
             ratchet = try RatchetState(

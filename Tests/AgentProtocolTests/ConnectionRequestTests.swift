@@ -134,6 +134,12 @@ final class ConnectionRequestTests: XCTestCase {
         XCTAssertTrue(VersionAgreement.accepts(7, supported: AgentVersion.supported, agreed: 7))
         XCTAssertTrue(VersionAgreement.accepts(1, supported: AgentVersion.supported, agreed: 2))
         XCTAssertFalse(VersionAgreement.accepts(8, supported: AgentVersion.supported, agreed: 7))
+        // An "M" envelope's version raises the connection's, never above ours, never down.
+        XCTAssertEqual(AgentVersion.upgrade(current: 4, received: 6), 6)
+        XCTAssertEqual(AgentVersion.upgrade(current: 4, received: 9), 7)
+        XCTAssertNil(AgentVersion.upgrade(current: 7, received: 9))
+        XCTAssertNil(AgentVersion.upgrade(current: 5, received: 3))
+        XCTAssertNil(AgentVersion.upgrade(current: 2, received: 1))
     }
 
     func testMalformedLinksAreTypedErrors() throws {

@@ -344,6 +344,43 @@ final class HandshakeFlowTests: XCTestCase {
         ) { guard case .internal = $0 as? AgentProtocolError else { return XCTFail("\($0)") } }
     }
 
+    /// smp.md §5.7: a joiner with PQ on proposes a KEM in its confirmation; we ignore the proposal (the ratchet stays
+    /// non-PQ and the confirmation opens), and refuse an acceptance of a proposal we never made. A PQ peer pads its
+    /// connection info to 11,106 so that the KEM fits the box; our non-PQ ratchet message is built here and handed
+    /// to the ratchet step directly, the envelope's KEM field checked on its own.
+    func testKEMInTheJoinersParameters() throws {
+        let a = E2EPrivateKeys(key1: X448.PrivateKey(), key2: X448.PrivateKey())
+        let b = E2EPrivateKeys(key1: X448.PrivateKey(), key2: X448.PrivateKey())
+        let replyQueue = try joinerConnInfo().0
+        let kemKey = [UInt8](repeating: 0x33, count: 1158)
+        let sender = X25519.PrivateKey()
+        let secret = try sender.sharedSecret(with: X25519.PrivateKey().publicKey)
+        for (kem, opens) in [
+            (RatchetKEMParams.proposed(publicKey: kemKey), true),
+            (.accepted(ciphertext: [UInt8](repeating: 0x44, count: 1039), publicKey: kemKey), false),
+        ] {
+            var joiner = try RatchetState(
+                joining: a.params(), own: b, ratchetKey: X448.PrivateKey(), versions: RatchetVersions(current: 3))
+            let encConnInfo = try joiner.encrypt(
+                AgentMessage.connInfoReply(queues: [replyQueue], connInfo: Array("{}".utf8)).encoded(), as: .connectionInfo)
+            let params = E2ERatchetParams(version: 3, key1: b.key1.publicKey, key2: b.key2.publicKey, kem: kem)
+            let envelope = AgentMsgEnvelope.confirmation(agentVersion: 7, e2eParams: params, encConnInfo: [1, 2, 3])
+            XCTAssertEqual(try AgentMsgEnvelope(decoding: envelope.encoded()), envelope)
+            let received = ReceivedConfirmation(
+                secret: secret, senderE2EKey: sender.publicKey, senderKey: nil, agentVersion: 7, clientVersion: 4,
+                e2eParams: params, encConnInfo: encConnInfo)
+            var keys = Keys(keys: [])
+            let result = Result { () throws(AgentProtocolError) in
+                try AgentOpening.openConnInfoReply(received, own: a, agreedAgentVersion: 7, agreedClientVersion: 4, keys: &keys)
+            }
+            switch (result, opens) {
+            case (.success(let opened), true): XCTAssertEqual(opened.connInfo, Array("{}".utf8))
+            case (.failure(.internal), false): break
+            default: XCTFail("\(kem): \(result)")
+            }
+        }
+    }
+
     func testMsgIntegrity() {
         let h = [UInt8](repeating: 1, count: 32)
         let other = [UInt8](repeating: 2, count: 32)
