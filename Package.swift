@@ -5,7 +5,7 @@
 //   L5  simplex-host (CLI)  SimplexABI (libsimplex.so); tools: simplex-bench, smp-test-server (SMPTestServer)
 //   L4  SimplexHost
 //   L3  RemoteChat  ChatCore  SMPClient
-//   L2  XRCP  SMP  Ratchet  SimplexTLS  ChatStore
+//   L2  XRCP  SMP  Ratchet  AgentProtocol  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
 import PackageDescription
@@ -83,6 +83,10 @@ let package = Package(
             swiftSettings: strictSwift),
         // The double ratchet with header encryption (smp.md §5), without I/O: X3DH, KDFs, headers, skipped keys.
         .target(name: "Ratchet", dependencies: ["SimplexCrypto", "SimplexEncoding"], swiftSettings: strictSwift),
+        // The agent's wire formats without I/O (smp.md §4): links, envelopes, agent messages, sealing and opening.
+        .target(
+            name: "AgentProtocol", dependencies: ["SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
+            swiftSettings: strictSwift),
         // TLS over memory buffers; OpenSSL's libssl half (libcrypto's is SimplexCrypto's).
         .target(
             name: "SimplexTLS",
@@ -210,6 +214,10 @@ let package = Package(
             swiftSettings: strictSwift),
         .testTarget(
             name: "RatchetTests", dependencies: ["Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            resources: [.copy("Fixtures")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "AgentProtocolTests",
+            dependencies: ["AgentProtocol", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
             name: "SMPTestServerTests",

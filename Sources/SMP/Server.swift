@@ -2,7 +2,7 @@ public import SimplexEncoding
 
 /// An SMP server address (`ProtocolServer`, smp.md §1.7): `smp://<keyHash>@<host>[,<host>…][:<port>]`.
 /// The first host is the primary one; an empty port means the default of §2.1.
-public struct SMPServer: Hashable, Sendable {
+public struct SMPServer: Hashable, Sendable, BinaryCodable {
     public var hosts: [TransportHost]
     /// Decimal, or empty.
     public var port: String
@@ -65,7 +65,7 @@ public struct SMPServer: Hashable, Sendable {
     public static let presetDomains = [".simplex.im", ".simplexonflux.com"]
 
     /// Binary form: `NonEmpty host ‖ len1(port) ‖ len1(keyHash)`.
-    func encode(to w: inout ByteWriter) throws(BinaryEncodingError) {
+    public func encode(to w: inout ByteWriter) throws(BinaryEncodingError) {
         guard hosts.count <= 255 else { throw .tooLong(length: hosts.count, limit: 255) }
         w.writeByte(UInt8(hosts.count))
         for h in hosts { try w.writeShortBytes(Array(h.text.utf8)) }
@@ -73,7 +73,7 @@ public struct SMPServer: Hashable, Sendable {
         try w.write(keyHash)
     }
 
-    init(from r: inout ByteReader) throws(BinaryDecodingError) {
+    public init(from r: inout ByteReader) throws(BinaryDecodingError) {
         let n = Int(try r.readByte())
         guard n > 0 else { throw .malformed("server without hosts") }
         var hosts: [TransportHost] = []

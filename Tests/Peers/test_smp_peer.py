@@ -2,7 +2,7 @@
 """Self-test of the Python SMP peer (no pytest): `python3 test_smp_peer.py`; last line `N passed, M failed`.
 
 1. The smp.md §8.2 vectors (Tests/SMPTests/Vectors: transport.json, commands.json, links.json, with their generator,
-   which is run here and must reproduce the committed files, RatchetTests' ratchet.json too): every value the peer's encoders and decoders can produce must
+   which is run here and must reproduce the committed files, RatchetTests' ratchet.json and AgentProtocolTests' copies too): every value the peer's encoders and decoders can produce must
    match byte for byte. A missing vector file fails.
 2. The peer's client against the peer's server on 127.0.0.1: the CLI scenario in separate processes, then the §3.8
    behaviours (END to a replaced subscriber, one message in flight until ACK, quota and the QUOTA marker, GET vs SUB,
@@ -27,6 +27,8 @@ VENV_PY = os.path.join(HERE, "..", "..", ".venv", "bin", "python")
 # The one committed copy of the spec's vectors and their generator, which the Swift tests read too.
 VECTORS = os.path.join(HERE, "..", "SMPTests", "Vectors")
 RATCHET_VECTORS = os.path.join(HERE, "..", "RatchetTests", "Fixtures", "ratchet.json")
+# AgentProtocolTests' copies of links.json and ratchet.json, checked against the same generator.
+AGENT_VECTORS = os.path.join(HERE, "..", "AgentProtocolTests", "Fixtures")
 
 try:
     import cryptography  # noqa: F401
@@ -83,6 +85,9 @@ def tv_generator():
         eq(json.loads(json.dumps(fn(), ensure_ascii=False)), load(name), name)
     with open(RATCHET_VECTORS) as f:
         eq(json.loads(json.dumps(gen.gen_ratchet(), ensure_ascii=False)), json.load(f), "ratchet.json (RatchetTests)")
+    for name, fn in (("links.json", gen.gen_links), ("ratchet.json", gen.gen_ratchet)):
+        with open(os.path.join(AGENT_VECTORS, name)) as f:
+            eq(json.loads(json.dumps(fn(), ensure_ascii=False)), json.load(f), name + " (AgentProtocolTests)")
 
 
 class CaptureSocket:
