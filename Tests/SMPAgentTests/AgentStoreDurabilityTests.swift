@@ -136,6 +136,20 @@ final class AgentStoreDurabilityTests: XCTestCase {
         XCTAssertEqual(try count(databases.agent, "snd_messages"), 0)
     }
 
+    func testASealedAgentStore() throws {
+        let key = try XCTUnwrap(DatabaseKey("agent store passphrase", cost: .minimum))
+        var databases = try ChatDatabases(prefix: folder.prefix, key: key, confirmation: .yesUp)
+        let conn = try AgentStore(databases.agent).createConnection(
+            Fixture.duplex(ratchet: StoredRatchet(bytes: [1])), now: Fixture.now)
+        databases.close()
+        let file = try Data(contentsOf: URL(fileURLWithPath: ChatDatabases.files(prefix: folder.prefix).agent))
+        XCTAssertNil(file.range(of: Data(conn.rcvQueues[0].recipientAuthKey.seed)), "no key in the clear")
+        XCTAssertNotNil(thrown { try ChatDatabases(prefix: self.folder.prefix, confirmation: .yesUp) })
+        databases = try ChatDatabases(prefix: folder.prefix, key: key, confirmation: .yesUp)
+        XCTAssertEqual(try AgentStore(databases.agent).connection(conn.id), conn)
+        databases.close()
+    }
+
     // MARK: Migrations
 
     func testMigrationsUpAndDown() throws {

@@ -263,6 +263,36 @@ final class AgentStoreTests: XCTestCase {
         XCTAssertEqual(try store.sndQueuesWithPendingSends(), [qb])
     }
 
+    func testPruningDropsOnlyMessagesNothingWaitsFor() throws {
+        let conn = try store.createConnection(Fixture.duplex(ratchet: StoredRatchet(bytes: [0])), now: Fixture.now)
+        let queue = conn.sndQueues[0].id
+        let sent = try (0..<3).map { i in
+            try store.enqueueSend(
+                conn.id, queue: queue, kind: .message, notification: true, now: Fixture.now + Int64(i),
+                prepare: Fixture.plain("\(i)"))
+        }
+        try store.markSent(conn.id, sent[0].internalId)
+        try store.markFailed(conn.id, sent[1].internalId, error: "AUTH")
+        for n in 0..<2 {
+            _ = try store.receive(
+                conn.id, queue: conn.rcvQueues[0].id, serverMsgId: MsgId([UInt8(n)]), serverTimestamp: 0,
+                ciphertextHash: MessageHash(of: [UInt8(n)]), now: Fixture.now
+            ) { slot in
+                ProcessedReceive(
+                    kind: .message, sndMsgId: slot.lastExternalSndId + 1, hash: MessageHash(of: [UInt8(n)]), integrity: .ok,
+                    ratchet: nil)
+            }
+        }
+        try store.markServerAcked(conn.id, InternalMessageId(4))
+        let before = try store.connection(conn.id)
+        XCTAssertTrue(try store.pruneMessages(before: Fixture.now) == (0, 0))
+        XCTAssertTrue(try store.pruneMessages(before: Fixture.now + 10) == (1, 2))
+        XCTAssertEqual(try store.nextPendingSend(queue)?.internalId, sent[2].internalId, "a pending send stays")
+        XCTAssertEqual(try store.receivedMessage(conn.id, InternalMessageId(5)).ack, .pending, "an un-ACKed one stays")
+        XCTAssertNotNil(thrown { try self.store.receivedMessage(conn.id, InternalMessageId(4)) })
+        XCTAssertEqual(try store.connection(conn.id), before, "the ids and hashes stay with the connection")
+    }
+
     func testReceiptsAreRecordedOnTheSentMessage() throws {
         let conn = try store.createConnection(Fixture.duplex(ratchet: StoredRatchet(bytes: [0])), now: Fixture.now)
         let m = try store.enqueueSend(
@@ -346,7 +376,10 @@ final class AgentStoreTests: XCTestCase {
             called = true
             throw .step("not reached")
         }
-        XCTAssertEqual(again, .duplicate)
+        guard case .duplicate(let earlier) = again else { return XCTFail("a duplicate") }
+        XCTAssertEqual(earlier?.internalId, first.internalId)
+        XCTAssertEqual(earlier?.receiveAttempts, 2)
+        XCTAssertEqual(earlier?.ack, .pending, "not acknowledged yet: the agent gives it to the chat layer again")
         XCTAssertFalse(called)
         initiator = try XCTUnwrap(try store.ratchet(a.id)).state()
         XCTAssertTrue(initiator.canEncrypt, "the initiator's ratchet stepped and can reply")
@@ -440,21 +473,33 @@ final class AgentStoreTests: XCTestCase {
         }
     }
 
-    func testDuplicatesAreRecognisedByTheirCiphertextAndSurvivePruningWindow() throws {
+    func testDuplicatesAreRecognisedByTheirCiphertextUntilTheirHashesArePruned() throws {
         let conn = try store.createConnection(Fixture.duplex(ratchet: StoredRatchet(bytes: [0])), now: Fixture.now)
         let hash = MessageHash(of: [1, 2, 3])
         XCTAssertFalse(try store.isDuplicate(conn.id, ciphertextHash: hash))
-        let outcome = try store.receive(
-            conn.id, queue: conn.rcvQueues[0].id, serverMsgId: MsgId([1]), serverTimestamp: 0, ciphertextHash: hash,
-            now: Fixture.now
-        ) { slot in
-            ProcessedReceive(
-                kind: .hello, sndMsgId: 1, hash: MessageHash(of: [1]), integrity: .ok, ratchet: nil, ack: .acknowledged)
+        func deliver() throws -> ReceiveOutcome {
+            try store.receive(
+                conn.id, queue: conn.rcvQueues[0].id, serverMsgId: MsgId([1]), serverTimestamp: 0, ciphertextHash: hash,
+                now: Fixture.now
+            ) { slot in
+                ProcessedReceive(
+                    kind: .hello, sndMsgId: slot.lastExternalSndId + 1, hash: MessageHash(of: [1]), integrity: .ok,
+                    ratchet: nil, ack: .acknowledged)
+            }
         }
-        guard case .stored = outcome else { return XCTFail("stored") }
+        guard case .stored(let message) = try deliver() else { return XCTFail("stored") }
+        XCTAssertEqual(message.receiveAttempts, 1)
         XCTAssertTrue(try store.isDuplicate(conn.id, ciphertextHash: hash))
         try restart()
         XCTAssertTrue(try store.isDuplicate(conn.id, ciphertextHash: hash), "after a restart too")
+        guard case .duplicate(let earlier) = try deliver() else { return XCTFail("a duplicate") }
+        XCTAssertEqual(earlier?.receiveAttempts, 2)
+        XCTAssertEqual(try store.connection(conn.id).lastExternalSndId, 1, "a duplicate changes no ids")
+
+        // Once the message is pruned its hash still recognises it, until the hash is pruned too.
+        try store.markServerAcked(conn.id, message.internalId)
+        XCTAssertEqual(try store.pruneMessages(before: Fixture.now + 1).received, 1)
+        XCTAssertEqual(try deliver(), .duplicate(of: nil))
         let other = try store.createConnection(Fixture.duplex(ratchet: StoredRatchet(bytes: [0])), now: Fixture.now)
         XCTAssertFalse(try store.isDuplicate(other.id, ciphertextHash: hash), "per connection")
         XCTAssertEqual(try store.pruneCiphertextHashes(before: Fixture.now), 0)

@@ -136,6 +136,9 @@ extension Migration {
                 hash BLOB NOT NULL,
                 integrity TEXT NOT NULL,
                 ack TEXT NOT NULL CHECK (ack IN ('pending', 'acknowledged', 'serverAcked')),
+                -- How many times the server delivered it: a duplicate of a message the chat layer has not acknowledged is given
+                -- to it again, a bounded number of times.
+                receive_attempts INTEGER NOT NULL DEFAULT 1,
                 created_at INTEGER NOT NULL,
                 PRIMARY KEY (conn_id, internal_id)
             ) STRICT;
@@ -145,6 +148,8 @@ extension Migration {
             CREATE TABLE rcv_ciphertext_hashes (
                 conn_id BLOB NOT NULL REFERENCES connections ON DELETE CASCADE,
                 hash BLOB NOT NULL,
+                -- The message it was stored as, which may be gone since.
+                internal_id INTEGER NOT NULL,
                 created_at INTEGER NOT NULL,
                 PRIMARY KEY (conn_id, hash)
             ) STRICT;

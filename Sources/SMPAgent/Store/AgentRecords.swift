@@ -423,13 +423,16 @@ public struct RcvMessage: Sendable, Equatable {
     public let hash: MessageHash
     public let integrity: MessageIntegrity
     public let ack: AckState
+    /// How many times the server delivered it, duplicates included.
+    public let receiveAttempts: Int
 }
 
 /// The result of recording a received message.
 public enum ReceiveOutcome: Sendable, Equatable {
     case stored(RcvMessage)
-    /// Its ciphertext was received before: nothing was decrypted or changed.
-    case duplicate
+    /// Its ciphertext was received before: nothing was decrypted, and only the earlier message's receive attempts
+    /// were counted. The earlier message, unless it was pruned since.
+    case duplicate(of: RcvMessage?)
 }
 
 /// A request that arrived on a contact address (`Invitation`, smp.md §4.6).

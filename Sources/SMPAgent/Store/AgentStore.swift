@@ -629,7 +629,17 @@ public struct AgentStore {
                     [.blob(conn.bytes)]
                 ).first
             else { throw .connectionNotFound(conn) }
-            if try isDuplicate(conn, ciphertextHash: ciphertextHash) { return .duplicate }
+            if let earlier = try query(
+                "SELECT internal_id FROM rcv_ciphertext_hashes WHERE conn_id = ? AND hash = ?",
+                [.blob(conn.bytes), .blob(ciphertextHash.bytes)]
+            ).first {
+                var e = RowReader(earlier)
+                let id = InternalMessageId(try e.integer("internal id"))
+                let counted = try run(
+                    "UPDATE rcv_messages SET receive_attempts = receive_attempts + 1 WHERE conn_id = ? AND internal_id = ?",
+                    [.blob(conn.bytes), .integer(id.value)])
+                return .duplicate(of: counted == 0 ? nil : try receivedMessage(conn, id))
+            }
             var r = RowReader(row)
             let slot = ReceiveSlot(
                 internalId: InternalMessageId(try r.integer("last internal id") + 1),
@@ -647,8 +657,8 @@ public struct AgentStore {
             }
             try applySkipped(conn, processed.skippedKeys)
             try run(
-                "INSERT INTO rcv_ciphertext_hashes (conn_id, hash, created_at) VALUES (?, ?, ?)",
-                [.blob(conn.bytes), .blob(ciphertextHash.bytes), .integer(now)])
+                "INSERT INTO rcv_ciphertext_hashes (conn_id, hash, internal_id, created_at) VALUES (?, ?, ?, ?)",
+                [.blob(conn.bytes), .blob(ciphertextHash.bytes), .integer(slot.internalId.value), .integer(now)])
             let ack = processed.ack == .serverAcked ? AckState.acknowledged : processed.ack
             let inserted: Int
             do throws(SQLiteError) {
@@ -677,7 +687,7 @@ public struct AgentStore {
         guard
             let row = try query(
                 """
-                SELECT rcv_queue_id, kind, external_snd_id, server_msg_id, server_ts, hash, integrity, ack
+                SELECT rcv_queue_id, kind, external_snd_id, server_msg_id, server_ts, hash, integrity, ack, receive_attempts
                 FROM rcv_messages WHERE conn_id = ? AND internal_id = ?
                 """, [.blob(conn.bytes), .integer(id.value)]
             ).first
@@ -688,7 +698,7 @@ public struct AgentStore {
             kind: try r.tag(AgentMessageKind.self, "kind"), externalSndId: try r.counter("external snd id"),
             serverMsgId: MsgId(try r.blob("server msg id")), serverTimestamp: try r.integer("server timestamp"),
             hash: try MessageHash(bytes: try r.blob("hash")), integrity: try MessageIntegrity(stored: try r.text("integrity")),
-            ack: try r.tag(AckState.self, "ack"))
+            ack: try r.tag(AckState.self, "ack"), receiveAttempts: Int(clamping: try r.integer("receive attempts")))
     }
 
     /// The chat layer acknowledged a received message (`ackMessage`): its SMP `ACK` is due. Returns the message,
@@ -731,6 +741,19 @@ public struct AgentStore {
         let n = try run(
             "UPDATE rcv_queues SET unacked_msg_id = ? WHERE rcv_queue_id = ?", [.blob(msgId.bytes), .integer(queue.value)])
         if n == 0 { throw .queueNotFound("receive queue \(queue.value)") }
+    }
+
+    /// Drops messages made before `before` (milliseconds since 1970) that nothing waits for any more: received ones
+    /// the server has the `ACK` of, sent ones delivered or given up on. Their ids and hashes stay with the connection,
+    /// and received ciphertext hashes stay until `pruneCiphertextHashes`. Returns how many of each went.
+    @discardableResult
+    public func pruneMessages(before: Int64) throws(AgentStoreError) -> (received: Int, sent: Int) {
+        try atomically { () throws(AgentStoreError) in
+            let received = try run(
+                "DELETE FROM rcv_messages WHERE ack = 'serverAcked' AND created_at < ?", [.integer(before)])
+            let sent = try run("DELETE FROM snd_messages WHERE delivery != 'pending' AND created_at < ?", [.integer(before)])
+            return (received, sent)
+        }
     }
 
     /// Forgets ciphertext hashes recorded before `before` (milliseconds since 1970); returns how many.
