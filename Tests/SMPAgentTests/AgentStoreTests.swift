@@ -386,6 +386,83 @@ final class AgentStoreTests: XCTestCase {
         XCTAssertEqual(joiner.sentCount, 2)
     }
 
+    /// The fast duplex handshake's first half as the store sees it (smp.md §4.5): the joiner queues its confirmation
+    /// with the ratchet parameters its envelope carries; the initiator makes its ratchet from its stored X3DH keys,
+    /// decrypts the confirmation, confirms its queue and moves its step, all in one transaction.
+    func testTheInitiatorsConfirmationStepIsOneTransaction() throws {
+        let a = E2EPrivateKeys(key1: X448.PrivateKey(), key2: X448.PrivateKey())
+        let b = E2EPrivateKeys(key1: X448.PrivateKey(), key2: X448.PrivateKey())
+        let versions = RatchetVersions(current: 3)
+        let initiator = try store.createConnection(
+            .invitation(
+                rcvQueue: Fixture.rcvQueue(),
+                x3dhKeys: StoredX3DHKeys(key1: StoredX448Key(a.key1), key2: StoredX448Key(a.key2)), agentVersion: 7),
+            now: Fixture.now)
+        let joinerRatchet = try RatchetState(joining: a.params(), own: b, ratchetKey: X448.PrivateKey(), versions: versions)
+        let joiner = try store.createConnection(
+            .joining(sndQueue: Fixture.sndQueue(), ratchet: StoredRatchet(joinerRatchet), agentVersion: 7), now: Fixture.now)
+        let connInfo = Array("D…x.info".utf8)
+        let params = b.key1.publicKey.rawRepresentation + b.key2.publicKey.rawRepresentation
+        let confirmation = try store.enqueueSend(
+            joiner.id, queue: joiner.sndQueues[0].id, kind: .confirmation, notification: true, now: Fixture.now
+        ) { (slot) throws(AgentStoreError) -> PreparedSend in
+            XCTAssertEqual(slot.sndMsgId, 1)
+            XCTAssertEqual(slot.prevMsgHash, [])
+            guard var state = try slot.ratchet?.state() else { throw .step("no ratchet") }
+            do {
+                let key = try state.encryptHeader()
+                return PreparedSend(
+                    agentMessage: connInfo, encryptKey: key.encoded(), ratchetParams: params, ratchet: StoredRatchet(state))
+            } catch { throw .step("\(error)") }
+        }
+        let wire = try MessageEncryptKey(decoding: try XCTUnwrap(confirmation.encryptKey)).encrypt(
+            try XCTUnwrap(confirmation.agentMessage), as: .connectionInfo)
+        let sentParams = try XCTUnwrap(confirmation.ratchetParams)
+        try store.markSent(joiner.id, confirmation.internalId)
+        try store.setConnectionStatus(joiner.id, .joined, step: .confirmationSent)
+
+        let queue = initiator.rcvQueues[0].id
+        let perQueueSecret = Fixture.secret()
+        var decrypted: [UInt8]?
+        try store.atomically { () throws(AgentStoreError) in
+            let outcome = try store.receive(
+                initiator.id, queue: queue, serverMsgId: MsgId([1]), serverTimestamp: 0, ciphertextHash: MessageHash(of: wire),
+                now: Fixture.now
+            ) { (slot) throws(AgentStoreError) -> ProcessedReceive in
+                guard slot.ratchet == nil, let keys = slot.x3dhKeys else { throw .step("no X3DH keys") }
+                do {
+                    let peer = E2ERatchetParams(
+                        version: 3, key1: try X448.PublicKey(rawRepresentation: Array(sentParams.prefix(56))),
+                        key2: try X448.PublicKey(rawRepresentation: Array(sentParams.suffix(56))))
+                    let own = E2EPrivateKeys(key1: try keys.key1.privateKey(), key2: try keys.key2.privateKey())
+                    let state = try RatchetState(initiating: own, peer: peer, versions: versions)
+                    let decryption = try state.decrypt(wire, skipped: slot.skippedKeys)
+                    let plaintext = try decryption.plaintext.get()
+                    decrypted = plaintext
+                    return ProcessedReceive(
+                        kind: .confirmation, sndMsgId: 1, hash: MessageHash(of: plaintext), integrity: .ok,
+                        ratchet: StoredRatchet(decryption.state), skippedKeys: decryption.skippedKeys, clearsX3DHKeys: true,
+                        ack: .acknowledged)
+                } catch { throw .step("\(error)") }
+            }
+            guard case .stored = outcome else { throw .step("not stored") }
+            try store.setRcvQueueConfirmed(queue, e2eDHSecret: perQueueSecret, smpClientVersion: 4)
+            try store.setConnectionStatus(initiator.id, .confirmed, step: .confirmationReceived)
+        }
+        XCTAssertEqual(decrypted, connInfo)
+        try restart()
+        let after = try store.connection(initiator.id)
+        XCTAssertNil(after.x3dhKeys, "the X3DH keys went when the ratchet came")
+        XCTAssertTrue(try XCTUnwrap(after.ratchet).state().canEncrypt)
+        XCTAssertEqual(after.status, .confirmed)
+        XCTAssertEqual(after.step, .confirmationReceived)
+        XCTAssertEqual(after.lastExternalSndId, 1)
+        XCTAssertEqual(after.lastRcvHash, MessageHash(of: connInfo).bytes)
+        XCTAssertEqual(after.rcvQueues[0].status, .confirmed)
+        XCTAssertEqual(after.rcvQueues[0].e2eDHSecret, perQueueSecret)
+        XCTAssertEqual(try store.connection(joiner.id).lastSndHash, MessageHash(of: connInfo).bytes, "message 2's prevMsgHash")
+    }
+
     private func joinerKeyForSize() throws -> [UInt8] {
         var (joiner, _) = try Fixture.ratchetPair()
         return try joiner.encryptHeader().encoded()

@@ -376,6 +376,8 @@ public struct ReceiveSlot: Sendable {
     public let lastRcvHash: [UInt8]
     public let ratchet: StoredRatchet?
     public let skippedKeys: SkippedMessageKeys
+    /// The initiator's X3DH keys while its ratchet waits for the joiner's confirmation.
+    public let x3dhKeys: StoredX3DHKeys?
 }
 
 /// What the caller made of a received message.

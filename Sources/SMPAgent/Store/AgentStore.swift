@@ -625,7 +625,10 @@ public struct AgentStore {
         try atomically { () throws(AgentStoreError) in
             guard
                 let row = try query(
-                    "SELECT last_internal_id, last_external_snd_id, last_rcv_hash, ratchet FROM connections WHERE conn_id = ?",
+                    """
+                    SELECT last_internal_id, last_external_snd_id, last_rcv_hash, ratchet, x3dh_key_1, x3dh_key_2
+                    FROM connections WHERE conn_id = ?
+                    """,
                     [.blob(conn.bytes)]
                 ).first
             else { throw .connectionNotFound(conn) }
@@ -641,10 +644,18 @@ public struct AgentStore {
                 return .duplicate(of: counted == 0 ? nil : try receivedMessage(conn, id))
             }
             var r = RowReader(row)
+            let internalId = InternalMessageId(try r.integer("last internal id") + 1)
+            let lastExternalSndId = try r.counter("last external snd id")
+            let lastRcvHash = try r.blob("last rcv hash")
+            let ratchet = try r.optionalBlob("ratchet").map(StoredRatchet.init(bytes:))
+            var x3dhKeys: StoredX3DHKeys?
+            if let key1 = try r.optionalBlob("X3DH key 1"), let key2 = try r.optionalBlob("X3DH key 2") {
+                x3dhKeys = StoredX3DHKeys(
+                    key1: try StoredX448Key(rawRepresentation: key1), key2: try StoredX448Key(rawRepresentation: key2))
+            }
             let slot = ReceiveSlot(
-                internalId: InternalMessageId(try r.integer("last internal id") + 1),
-                lastExternalSndId: try r.counter("last external snd id"), lastRcvHash: try r.blob("last rcv hash"),
-                ratchet: try r.optionalBlob("ratchet").map(StoredRatchet.init(bytes:)), skippedKeys: try skippedKeys(conn))
+                internalId: internalId, lastExternalSndId: lastExternalSndId, lastRcvHash: lastRcvHash, ratchet: ratchet,
+                skippedKeys: try skippedKeys(conn), x3dhKeys: x3dhKeys)
             let processed = try process(slot)
             try run(
                 "UPDATE connections SET last_internal_id = ?, last_external_snd_id = ?, last_rcv_hash = ? WHERE conn_id = ?",
