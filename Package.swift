@@ -4,7 +4,7 @@
 // Layers (a module imports only modules on lower levels; scripts/check-layers enforces it):
 //   L5  simplex-host (CLI)  SimplexABI (libsimplex.so); tools: simplex-bench, smp-test-server (SMPTestServer)
 //   L4  SimplexHost
-//   L3  RemoteChat  ChatCore  SMPClient
+//   L3  RemoteChat  ChatCore  SMPClient  SMPAgent
 //   L2  XRCP  SMP  Ratchet  AgentProtocol  SimplexTLS  ChatStore
 //   L1  SimplexCrypto  SimplexZstd  SimplexHTTP2  TerminalQR  ChatModel  SimplexArchive  SimplexMarkdown
 //   L0  SimplexEncoding  SimplexNet, C targets (system libraries, CSNTRUP761 and CSealedVFS)
@@ -103,6 +103,12 @@ let package = Package(
         // The SMP client: one actor per server connection over TCP and TLS, its protocol an I/O-free state machine.
         .target(
             name: "SMPClient", dependencies: ["SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
+            swiftSettings: strictSwift),
+
+        // The SMP agent: connections, queues, ratchets and messages over SMP; its store in the agent database.
+        .target(
+            name: "SMPAgent",
+            dependencies: ["ChatStore", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
             swiftSettings: strictSwift),
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
@@ -219,6 +225,10 @@ let package = Package(
             name: "AgentProtocolTests",
             dependencies: ["AgentProtocol", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
+        .testTarget(
+            name: "SMPAgentTests",
+            dependencies: ["SMPAgent", "ChatStore", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            swiftSettings: strictSwift),
         .testTarget(
             name: "SMPTestServerTests",
             dependencies: ["SMPTestServer", "SMP", "SimplexCrypto", "SimplexEncoding"],

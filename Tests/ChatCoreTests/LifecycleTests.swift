@@ -91,7 +91,8 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(chat, Migration.chat.map(\.name))
         XCTAssertEqual(chat.prefix(2), ["m20261130_remote_control", "m20261201_chat_users"])
         XCTAssertEqual(r["chatMigrations"]?.arrayValue?.first?["withDown"]?.boolValue, true)
-        XCTAssertEqual(r["agentMigrations"]?.arrayValue?.count, 1)
+        let agent = r["agentMigrations"]?.arrayValue?.compactMap { $0["upName"]?.stringValue } ?? []
+        XCTAssertEqual(agent, Migration.agent.map(\.name))
     }
 
     func testTTLIsStoredPerUser() async throws {

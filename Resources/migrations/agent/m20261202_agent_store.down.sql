@@ -1,0 +1,9 @@
+DROP TABLE address_requests;
+DROP TABLE rcv_ciphertext_hashes;
+DROP TABLE rcv_messages;
+DROP TABLE snd_messages;
+DROP TABLE skipped_message_keys;
+DROP TABLE snd_queues;
+DROP TABLE rcv_queues;
+DROP TABLE connections;
+DROP TABLE servers;
