@@ -52,7 +52,8 @@ class Server:
         if self.kind == "peer":
             cmd = [PY, SMP_PEER, "server", "--quiet", "--end-interval", "0", "--port", str(self.port)] + self.args
         else:
-            cmd = [self.binary, "--quiet", "--port", str(self.port)] + (["--store", self.store] if self.store else []) + self.args
+            store = ["--store", self.store] if self.store else []
+            cmd = [self.binary, "--quiet", "--port", str(self.port)] + store + self.args
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.proc.stdout.readline()
         if not line:
