@@ -1062,8 +1062,8 @@ class Agent:
             return  # re-delivered after the reconnect, then recognised as a duplicate
         try:
             r = c.ack(rq.q, msg_id)
-        except SMPError:
-            return
+        except (SMPError, OSError):
+            return  # the connection is lost: the message comes again after the re-subscription
         if r.tag == "MSG":  # the next message answers the ACK (§9.1 #12)
             self.inbox.put(("smp", addr, r))
 
@@ -1235,6 +1235,8 @@ class Agent:
                 self._reconnect()
             except SMPError as e:
                 emit({"event": "error", "error": e.tag, "detail": e.detail})
+            except OSError as e:  # a socket failing under a request: the server connection is gone
+                emit({"event": "error", "error": "NETWORK", "detail": str(e)})
             if self.eof and self.inbox.empty() and not any(c.pending for c in self.conns.values()):
                 return 0
 

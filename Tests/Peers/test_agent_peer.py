@@ -103,7 +103,7 @@ class AgentProc:
             if time.time() > deadline or self.proc.poll() is not None:
                 errors = self.all("error")
                 raise AssertionError(f"{len(self.all(name))} of {count} {name!r} events; errors {errors[:5]}; "
-                                     f"stderr {self.stderr()[-1500:]}")
+                                     f"stderr {self.stderr()[-4000:]}")
             try:
                 self.new.get(timeout=0.2)
             except queue.Empty:
@@ -252,6 +252,37 @@ def quota_and_qcont(server):
         b.close()
 
 
+def restart_mid_conversation(binary):
+    """SIGKILL while 100 messages each way are on their way, a restart from the store on the same port: every
+    message arrives once, in order, with integrity "ok" (a SEND whose OK was lost is sent again and the copy dropped
+    by its ciphertext hash)."""
+    with tempfile.TemporaryDirectory() as d:
+        s = Server("real", binary, os.path.join(d, "smp.store"))
+        a = b = None
+        try:
+            a, b = invitation_pair(s)
+            a_texts = [f"a{i}" for i in range(MESSAGES)]
+            b_texts = [f"b{i}" for i in range(MESSAGES)]
+            for i in range(MESSAGES):
+                a.send(send=a_texts[i])
+                b.send(send=b_texts[i])
+            b.wait("message", 3)
+            s.kill()
+            at_kill = (len(b.all("message")), len(a.all("message")), len(a.all("sent")), len(b.all("sent")))
+            time.sleep(0.5)
+            s.start()
+            check_messages(b, a_texts, "alice -> bob across the restart")
+            check_messages(a, b_texts, "bob -> alice across the restart")
+            eq((len(a.all("reconnected")) >= 1, len(b.all("reconnected")) >= 1), (True, True), "both reconnected")
+            print(f"  at the kill: bob had {at_kill[0]}, alice {at_kill[1]}; sent (OK) alice {at_kill[2]}, bob "
+                  f"{at_kill[3]}", flush=True)
+        finally:
+            for p in (a, b):
+                if p:
+                    p.close()
+            s.stop()
+
+
 def with_server(kind, fn, binary=None, *args):
     def run():
         s = Server(kind, binary, None, *args)
@@ -295,6 +326,8 @@ def main():
         check("two servers: alice's queue on smp-test-server, bob's on smp_peer's", lambda: two_servers(binary))
         check("smp-test-server: a message while it is down, one after its restart from the store",
               lambda: restart_from_store(binary))
+        check("smp-test-server: SIGKILL and a restart while 100 messages each way are in flight",
+              lambda: restart_mid_conversation(binary))
     failed = sum(1 for _, ok in RESULTS if not ok)
     print(f"{len(RESULTS) - failed} passed, {failed} failed", flush=True)
     return 1 if failed else 0
