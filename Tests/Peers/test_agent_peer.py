@@ -6,9 +6,10 @@
 1. `agent_peer.py selftest`: the agent values of ratchet.json and links.json byte for byte, ratchet behaviours.
 2. Two (or three) live agent processes driven through their line protocol, through smp_peer.py's own server and
    through smp-test-server: the invitation handshake, 100 messages each way in order with integrity "ok", receipts
-   both ways (asked for on one side, automatic on the other), a contact address with auto-accept, queues on two
-   different servers, and -- smp-test-server only, it keeps its store -- a message sent while the server is down
-   and one after it restarted from its store on the same port.
+   both ways (asked for on one side, automatic on the other), a contact address with auto-accept, a quota of 5
+   (ERR QUOTA, the QUOTA marker, A_QCONT) with the recipient stopped, queues on two different servers, and --
+   smp-test-server only, it keeps its store -- a message sent while the server is down and one after it restarted
+   from its store on the same port, and a SIGKILL and restart while 100 messages each way are in flight.
 """
 import json
 import os
