@@ -851,6 +851,7 @@ class Conn:
         self.snd_msg_id, self.last_snd_hash, self.sent = 0, b"", {}
         self.last_ext_id, self.last_rcv_hash, self.received = 0, b"", {}
         self.seen = set()  # SHA-256 of received encAgentMessage (re-delivered duplicates)
+        self.seen_requests = set()  # O: invitation links already accepted
         self.pending = deque()  # (msgId or None, SEND body, notification flag)
         self.paused_until = 0.0
         self.peer_profile = None
@@ -910,8 +911,8 @@ class Agent:
             except (SMPError, OSError) as e:
                 self.clients.pop(addr, None)
                 self.down[addr] = time.time() + 1.0
-                if not isinstance(e, SMPError) or e.tag not in ("TLS", "CLOSED", "TIMEOUT"):
-                    emit({"event": "error", "error": getattr(e, "tag", "NETWORK"), "detail": str(e)})
+                if isinstance(e, SMPError) and e.tag not in ("TLS", "CLOSED", "TIMEOUT"):  # not a server still down
+                    emit({"event": "error", "error": e.tag, "detail": e.detail})
 
     def new_conn(self, role) -> Conn:
         c = Conn(len(self.conns) + 1, role)
@@ -1093,9 +1094,14 @@ class Agent:
             return self.on_initiator_confirmation(conn, ae)
         if ae["kind"] == "message" and conn.ratchet is not None:
             return self.on_message(conn, ae)
+        if ae["kind"] == "confirmation" and conn.state in ("allowed", "duplex"):
+            return  # re-delivered after a reconnect: already processed
         fail("A_PROHIBITED", f"{ae['kind']} in state {conn.state}")
 
     def on_request(self, conn: Conn, ae: dict):
+        if ae["link"] in conn.seen_requests:
+            return  # re-delivered after a reconnect: already accepted
+        conn.seen_requests.add(ae["link"])
         prof = conn_info_profile(ae["connInfo"])
         link = Link.parse(ae["link"])
         if link.mode != "invitation":

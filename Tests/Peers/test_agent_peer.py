@@ -226,6 +226,7 @@ def restart_from_store(binary):
             got = b.wait("message", 2)
             eq([(m["text"], m["integrity"]) for m in got], [("before", "ok"), ("while down", "ok")],
                "alice's message sent while the server was down")
+            eq((a.all("error"), b.all("error")), ([], []), "no errors")
         finally:
             for p in (a, b):
                 if p:
@@ -275,6 +276,7 @@ def restart_mid_conversation(binary):
             check_messages(b, a_texts, "alice -> bob across the restart")
             check_messages(a, b_texts, "bob -> alice across the restart")
             eq((len(a.all("reconnected")) >= 1, len(b.all("reconnected")) >= 1), (True, True), "both reconnected")
+            eq((a.all("error"), b.all("error")), ([], []), "no errors")
             print(f"  at the kill: bob had {at_kill[0]}, alice {at_kill[1]}; sent (OK) alice {at_kill[2]}, bob "
                   f"{at_kill[3]}", flush=True)
         finally:
