@@ -2,36 +2,46 @@ public import SMP
 public import SimplexCrypto
 internal import SimplexEncoding
 
-/// A queue this client created and reads (smp.md §3.3, §3.7, §4.2): its ids, the recipient's keys and the secret
-/// that opens its messages.
+/// A queue this client created and reads (smp.md §3.3, §3.7, §4.2): its ids, the key that signs its commands and
+/// the secret that opens its messages. As the reference agent's stored queue, it keeps the DH secret, not the DH keys
+/// it came from: a client holds one of these for every queue it reads.
 public struct RecipientQueue: Sendable {
     public let server: SMPServer
     public let recipientId: EntityId
     public let senderId: EntityId
     /// Signs the recipient's commands (Ed25519).
     public let recipientKey: Ed25519.PrivateKey
-    /// The recipient's half of the server→recipient encryption (X25519).
-    public let dhKey: X25519.PrivateKey
-    /// The server's per-queue DH key from `IDS`.
-    public let serverDhKey: X25519.PublicKey
-    /// `X25519(serverDhKey, dhKey)`: opens `MSG` bodies (smp.md §3.7).
+    /// `X25519(serverDhKey, dhKey)` of the recipient's DH key and the server's from `IDS`: opens `MSG` bodies
+    /// (smp.md §3.7).
     public let sharedSecret: X25519.SharedSecret
     public let queueMode: QueueMode?
 
+    /// A queue just created: `dhKey` is the recipient's half of the server→recipient encryption, `serverDhKey` the
+    /// server's per-queue key from `IDS`.
     public init(
         server: SMPServer, recipientId: EntityId, senderId: EntityId, recipientKey: Ed25519.PrivateKey,
         dhKey: X25519.PrivateKey, serverDhKey: X25519.PublicKey, queueMode: QueueMode?
     ) throws(SMPClientError) {
+        let secret: X25519.SharedSecret
+        do { secret = try dhKey.sharedSecret(with: serverDhKey) } catch {
+            throw .unexpectedResponse("IDS with an unusable DH key")
+        }
+        self.init(
+            server: server, recipientId: recipientId, senderId: senderId, recipientKey: recipientKey,
+            sharedSecret: secret, queueMode: queueMode)
+    }
+
+    /// A queue as stored: its ids, its key and its DH secret.
+    public init(
+        server: SMPServer, recipientId: EntityId, senderId: EntityId, recipientKey: Ed25519.PrivateKey,
+        sharedSecret: X25519.SharedSecret, queueMode: QueueMode?
+    ) {
         self.server = server
         self.recipientId = recipientId
         self.senderId = senderId
         self.recipientKey = recipientKey
-        self.dhKey = dhKey
-        self.serverDhKey = serverDhKey
+        self.sharedSecret = sharedSecret
         self.queueMode = queueMode
-        do { sharedSecret = try dhKey.sharedSecret(with: serverDhKey) } catch {
-            throw .unexpectedResponse("IDS with an unusable DH key")
-        }
     }
 
     /// Where a sender sends to this queue.

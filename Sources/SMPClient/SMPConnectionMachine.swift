@@ -59,7 +59,7 @@ public struct SMPRequest: Sendable {
 ///                         receive(blocks) ──▶ .response(corrId, …) for requests · .event(recipientId, MSG|END|DELD)
 ///                                             for the queues subscribed on this connection
 ///                         tick(now) ──▶ .response(corrId, .timeout) · PING when idle with subscriptions
-///     any failure ───────▶ .failed(error) once; pending requests answered `.connectionLost`
+///     any failure ───────▶ .failed(error) once; pending requests answered with the same error
 ///
 /// Subscriptions (smp.md §3.8): a queue enters the table when its `SUB` is sent and leaves it on `END`, `DELD` or
 /// a failed `SUB`; events for queues not in the table are dropped.
@@ -328,8 +328,9 @@ public struct SMPConnectionMachine {
         if case .failed = state { return [] }
         state = .failed
         var out: [Action] = []
-        for corrId in pending.filter({ !$0.value.isPing }).keys { out.append(.response(corrId, .failure(.connectionLost))) }
-        for r in queued { out.append(.response(r.corrId, .failure(.connectionLost))) }
+        // The requests in flight fail with what ended the connection.
+        for corrId in pending.filter({ !$0.value.isPing }).keys { out.append(.response(corrId, .failure(error))) }
+        for r in queued { out.append(.response(r.corrId, .failure(error))) }
         pending = [:]
         queued = []
         subscriptions = []

@@ -373,10 +373,10 @@ public actor SMPServerConnection {
         self.link = nil
         parameters = nil
         link.machine = nil
-        // One link at a time: every request in flight was on this one.
+        // One link at a time: every request in flight was on this one, and fails with what ended it.
         let waiting = waiters
         waiters = [:]
-        for w in waiting.values { w.resume(.failure(.connectionLost)) }
+        for w in waiting.values { w.resume(.failure(error)) }
         link.tls.close()
         try? link.tcp.write(link.tls.takeOutgoing())
         link.tcp.shutdown()

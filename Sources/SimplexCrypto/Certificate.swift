@@ -232,6 +232,8 @@ public struct Certificate: Sendable, Hashable {
         commonName: String, publicKey: Ed25519.PublicKey, issuer: Certificate?, signingKey: Ed25519.PrivateKey,
         notBefore: Int64, notAfter: Int64
     ) throws(CryptoError) -> Certificate {
+        let subjectKey = try publicKey.makeEVPKey()
+        let issuerKey = signingKey.makeEVPKey()
         guard let x = X509_new() else { throw openSSLError("X509_new") }
         let handle = X509Handle(x)
         guard let name = X509_NAME_new() else { throw openSSLError("X509_NAME_new") }
@@ -244,8 +246,8 @@ public struct Certificate: Sendable, Hashable {
             && X509_set_issuer_name(x, issuer.map { X509_get_subject_name($0.handle.pointer) } ?? name) == 1
             && ASN1_TIME_set(X509_getm_notBefore(x), Int(notBefore)) != nil
             && ASN1_TIME_set(X509_getm_notAfter(x), Int(notAfter)) != nil
-            && X509_set_pubkey(x, publicKey.key.pointer) == 1
-            && X509_sign(x, signingKey.key.pointer, nil) > 0
+            && X509_set_pubkey(x, subjectKey.pointer) == 1
+            && X509_sign(x, issuerKey.pointer, nil) > 0
         guard ok else { throw openSSLError("make certificate") }
         return try Certificate(handle: handle)
     }

@@ -76,7 +76,7 @@ public struct CertificateKey: Sendable {
     /// An Ed25519 key as used elsewhere (XRCP), for signing certificates with it.
     public init(_ ed25519: Ed25519.PrivateKey) {
         algorithm = .ed25519
-        key = ed25519.key
+        key = ed25519.makeEVPKey()
     }
 
     /// From the RFC 8410 PKCS#8 form without the public key (48 bytes for Ed25519, 73 for Ed448), as stored.

@@ -2,8 +2,8 @@ internal import COpenSSL
 
 /// Owns one OpenSSL `EVP_PKEY`. OpenSSL keys are immutable after creation and may be used from
 /// several threads at once (each operation makes its own context), hence `@unchecked Sendable`.
-final class EVPKey: @unchecked Sendable {
-    let pointer: OpaquePointer
+package final class EVPKey: @unchecked Sendable {
+    package let pointer: OpaquePointer
 
     private init(_ pointer: OpaquePointer) { self.pointer = pointer }
 

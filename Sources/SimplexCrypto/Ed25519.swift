@@ -1,19 +1,18 @@
 internal import COpenSSL
 internal import CSodium
 
-/// Ed25519 (RFC 8032, pure): session, identity and certificate keys (xrcp.md §1.4). Signing and verifying run in
-/// libsodium (`crypto_sign_detached`, `crypto_sign_verify_detached`), measured faster than OpenSSL's EVP calls by
-/// simplex-bench; the keys also live in OpenSSL, which signs the TLS handshakes and certificates with them.
+/// Ed25519 (RFC 8032, pure): session, identity, certificate and queue keys (xrcp.md §1.4, smp.md §3.3). Keys are
+/// their raw bytes; signing and verifying run in libsodium (`crypto_sign_detached`, `crypto_sign_verify_detached`),
+/// measured faster than OpenSSL's EVP calls by simplex-bench. An OpenSSL `EVP_PKEY` is made only where OpenSSL needs
+/// one (certificates, the TLS handshake's signature), so a key costs its bytes, not an OpenSSL object.
 public enum Ed25519 {
     public struct PublicKey: Hashable, Sendable {
         /// The 32-byte key.
         public let rawRepresentation: [UInt8]
-        let key: EVPKey
 
         public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {
             try checkLength(raw, 32, "Ed25519 public key")
             rawRepresentation = raw
-            key = try EVPKey.rawPublic(EVP_PKEY_ED25519, raw)
         }
 
         /// The X.509 SubjectPublicKeyInfo DER form SimpleX puts on the wire (44 bytes).
@@ -22,13 +21,12 @@ public enum Ed25519 {
                 rawRepresentation: KeyDER.strip(der, prefix: KeyDER.spkiPrefix(KeyDER.ed25519OID), what: "Ed25519 SPKI"))
         }
 
-        /// From a key OpenSSL made or checked: an Ed25519 private key's `EVP_PKEY` verifies as well.
-        init(validated raw: [UInt8], key: EVPKey) {
-            rawRepresentation = raw
-            self.key = key
-        }
+        init(validated raw: [UInt8]) { rawRepresentation = raw }
 
         public var spki: [UInt8] { KeyDER.spkiPrefix(KeyDER.ed25519OID) + rawRepresentation }
+
+        /// The key as OpenSSL holds it, for certificates.
+        func makeEVPKey() throws(CryptoError) -> EVPKey { try EVPKey.rawPublic(EVP_PKEY_ED25519, rawRepresentation) }
 
         public func isValidSignature(_ signature: Signature, for message: [UInt8]) -> Bool {
             requireSodium()
@@ -39,7 +37,7 @@ public enum Ed25519 {
         /// The same check through OpenSSL's EVP interface (what the keys used before libsodium); simplex-bench
         /// measures both in one run.
         public func isValidSignatureThroughOpenSSL(_ signature: Signature, for message: [UInt8]) -> Bool {
-            guard let ctx = EVP_MD_CTX_new() else { return false }
+            guard let key = try? makeEVPKey(), let ctx = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(ctx) }
             guard EVP_DigestVerifyInit(ctx, nil, nil, nil, key.pointer) == 1 else {
                 ERR_clear_error()
@@ -55,23 +53,23 @@ public enum Ed25519 {
     }
 
     public struct PrivateKey: Sendable {
-        let key: EVPKey
-        let signing: SodiumSigningKey
+        /// libsodium's 64-byte secret key: the seed, then the public key.
+        let secret: SecretBytes
         public let publicKey: PublicKey
 
         /// A new random key.
         public init() {
-            key = EVPKey.generate(EVP_PKEY_ED25519)
-            publicKey = PublicKey(validated: key.rawPublicKey, key: key)
-            signing = SodiumSigningKey(seed: key.rawPrivateKey, publicKey: publicKey.rawRepresentation)
+            var publicKey = [UInt8](repeating: 0, count: 32)
+            secret = SecretBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { crypto_sign_keypair(&publicKey, $0) }
+            self.publicKey = PublicKey(validated: publicKey)
         }
 
         /// From the 32-byte seed (RFC 8032's private key).
         public init(seed: [UInt8]) throws(CryptoError) {
             try checkLength(seed, 32, "Ed25519 seed")
-            key = try EVPKey.rawPrivate(EVP_PKEY_ED25519, seed)
-            publicKey = try PublicKey(rawRepresentation: key.rawPublicKey)
-            signing = SodiumSigningKey(seed: seed, publicKey: publicKey.rawRepresentation)
+            var publicKey = [UInt8](repeating: 0, count: 32)
+            secret = SecretBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { crypto_sign_seed_keypair(&publicKey, $0, seed) }
+            self.publicKey = PublicKey(validated: publicKey)
         }
 
         /// From the PKCS#8 form SimpleX stores (48 bytes, RFC 8410 without the public key).
@@ -79,17 +77,33 @@ public enum Ed25519 {
             try self.init(seed: KeyDER.strip(der, prefix: KeyDER.pkcs8Prefix(KeyDER.ed25519OID), what: "Ed25519 PKCS#8"))
         }
 
-        public var seed: [UInt8] { key.rawPrivateKey }
+        public var seed: [UInt8] { secret[0..<32] }
 
-        /// The OpenSSL `EVP_PKEY*`, for the TLS module; valid while this key lives.
-        package var openSSLKey: OpaquePointer { key.pointer }
         public var pkcs8: [UInt8] { KeyDER.pkcs8Prefix(KeyDER.ed25519OID) + seed }
 
-        public func signature(for message: [UInt8]) -> Signature { Signature(validated: signing.sign(message)) }
+        /// The key as OpenSSL holds it, made anew: for certificates and, through `openSSLKey`, the TLS module.
+        func makeEVPKey() -> EVPKey {
+            let seed = self.seed
+            guard let key = try? EVPKey.rawPrivate(EVP_PKEY_ED25519, seed) else {
+                preconditionFailure("OpenSSL refused a 32-byte Ed25519 seed: \(openSSLError("EVP_PKEY_new_raw_private_key"))")
+            }
+            return key
+        }
+
+        /// An OpenSSL `EVP_PKEY` of this key, for the TLS module; the caller keeps it alive while OpenSSL uses it.
+        package var openSSLKey: EVPKey { makeEVPKey() }
+
+        public func signature(for message: [UInt8]) -> Signature {
+            var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
+            let rc = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secret.pointer)
+            precondition(rc == 0, "crypto_sign_detached failed")
+            return Signature(validated: signature)
+        }
 
         /// The same signature through OpenSSL's EVP interface (Ed25519 is deterministic: the same bytes); simplex-bench
         /// measures both in one run.
         public func signatureThroughOpenSSL(for message: [UInt8]) -> Signature {
+            let key = makeEVPKey()
             guard let ctx = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
             defer { EVP_MD_CTX_free(ctx) }
             var sig = [UInt8](repeating: 0, count: 64)
@@ -111,33 +125,6 @@ public enum Ed25519 {
         }
 
         init(validated raw: [UInt8]) { rawRepresentation = raw }
-    }
-}
-
-/// libsodium's 64-byte Ed25519 secret key (seed || public key), wiped when the last copy of the private key goes.
-final class SodiumSigningKey: Sendable {
-    // Immutable after init; only read (by libsodium) afterwards.
-    private nonisolated(unsafe) let secret: UnsafeMutablePointer<UInt8>
-
-    init(seed: [UInt8], publicKey: [UInt8]) {
-        requireSodium()
-        secret = .allocate(capacity: Int(crypto_sign_SECRETKEYBYTES))
-        for i in 0..<32 {
-            secret[i] = seed[i]
-            secret[32 + i] = publicKey[i]
-        }
-    }
-
-    deinit {
-        sodium_memzero(secret, Int(crypto_sign_SECRETKEYBYTES))
-        secret.deallocate()
-    }
-
-    func sign(_ message: [UInt8]) -> [UInt8] {
-        var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
-        let rc = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secret)
-        precondition(rc == 0, "crypto_sign_detached failed")
-        return signature
     }
 }
 

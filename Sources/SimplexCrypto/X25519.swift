@@ -1,6 +1,6 @@
-internal import COpenSSL
+internal import CSodium
 
-/// X25519 Diffie-Hellman through OpenSSL (xrcp.md §1.4, §7.3, §8.1).
+/// X25519 Diffie-Hellman through libsodium (xrcp.md §1.4, §7.3, §8.1).
 public enum X25519 {
     public struct PublicKey: Hashable, Sendable {
         public let rawRepresentation: [UInt8]
@@ -20,19 +20,21 @@ public enum X25519 {
         init(validated raw: [UInt8]) { rawRepresentation = raw }
     }
 
+    /// A private key as its 32 raw bytes; agreements run in libsodium (`crypto_scalarmult`), which clamps the
+    /// scalar as RFC 7748 and OpenSSL do.
     public struct PrivateKey: Sendable {
-        let key: EVPKey
+        let secret: SecretBytes
         public let publicKey: PublicKey
 
         public init() {
-            key = EVPKey.generate(EVP_PKEY_X25519)
-            publicKey = PublicKey(validated: key.rawPublicKey)
+            secret = SecretBytes(count: 32) { randombytes_buf($0, 32) }
+            publicKey = Self.publicKey(of: secret)
         }
 
         public init(rawRepresentation raw: [UInt8]) throws(CryptoError) {
             try checkLength(raw, 32, "X25519 private key")
-            key = try EVPKey.rawPrivate(EVP_PKEY_X25519, raw)
-            publicKey = try PublicKey(rawRepresentation: key.rawPublicKey)
+            secret = SecretBytes(copying: raw)
+            publicKey = Self.publicKey(of: secret)
         }
 
         /// The PKCS#8 form SimpleX stores (48 bytes).
@@ -41,13 +43,22 @@ public enum X25519 {
                 rawRepresentation: KeyDER.strip(der, prefix: KeyDER.pkcs8Prefix(KeyDER.x25519OID), what: "X25519 PKCS#8"))
         }
 
-        public var rawRepresentation: [UInt8] { key.rawPrivateKey }
+        private static func publicKey(of secret: SecretBytes) -> PublicKey {
+            var out = [UInt8](repeating: 0, count: 32)
+            // Fails only for a scalar that clamps to zero, which clamping rules out.
+            precondition(crypto_scalarmult_base(&out, secret.pointer) == 0, "crypto_scalarmult_base failed")
+            return PublicKey(validated: out)
+        }
+
+        public var rawRepresentation: [UInt8] { secret[0..<32] }
         public var pkcs8: [UInt8] { KeyDER.pkcs8Prefix(KeyDER.x25519OID) + rawRepresentation }
 
         /// The raw X25519 output; a peer key of small order (all-zero output) is refused.
         public func sharedSecret(with peer: PublicKey) throws(CryptoError) -> SharedSecret {
-            let peerKey = try EVPKey.rawPublic(EVP_PKEY_X25519, peer.rawRepresentation)
-            return SharedSecret(validated: try key.sharedSecret(with: peerKey, length: 32))
+            var out = [UInt8](repeating: 0, count: 32)
+            // libsodium answers -1 for the all-zero output.
+            guard crypto_scalarmult(&out, secret.pointer, peer.rawRepresentation) == 0 else { throw .invalidPublicKey }
+            return SharedSecret(validated: out)
         }
     }
 

@@ -42,9 +42,12 @@ public final class TLSConnection {
     ) throws(TLSError) {
         self.role = role
         // No ALPN (xrcp.md Appendix A); the server requires a client certificate (xrcp.md §4.2).
+        // The context takes its own reference to the key.
+        let evpKey = key?.openSSLKey
+        defer { withExtendedLifetime(evpKey) {} }
         engine = try TLSEngine(
             EngineConfiguration(
-                isClient: role.isClient, chain: chain, key: key?.openSSLKey, groups: groups,
+                isClient: role.isClient, chain: chain, key: evpKey?.pointer, groups: groups,
                 peerCheck: PeerChainPolicy(role: role, now: now), requirePeerCertificate: !role.isClient))
     }
 

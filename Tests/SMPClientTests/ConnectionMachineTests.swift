@@ -273,7 +273,7 @@ final class ConnectionMachineTests: XCTestCase {
 
         _ = machine.send([get], now: 2)
         let garbage = machine.receive([UInt8](repeating: 0x42, count: 16384), now: 3)
-        XCTAssertEqual(garbage.responses.first?.1, .failure(.connectionLost))
+        XCTAssertEqual(garbage.responses.first?.1, .failure(.transport(.largeMsg)))
         XCTAssertEqual(garbage.failure, .transport(.largeMsg))
         XCTAssertTrue(machine.receive(ok, now: 4).isEmpty)
     }
