@@ -37,14 +37,16 @@ final class ChatControl: Sendable {
     var current: BlockingChatEngine? { slot.current }
 
     /// Drops the engine; its databases close when its last command finishes. The key they are under now (which
-    /// `/_db encryption` may have changed) is kept for `reopen`. The pairing tables' connection closes too.
+    /// `/_db encryption` may have changed) is kept for `reopen`. Remote sessions end first, without events, and the pairing
+    /// tables' connection closes too.
     func close() -> String {
+        let remote = remote
+        Blocking.wait { await remote.stopSessions() }
         slot.state.withLock { state in
             if let engine = state.engine { state.key = engine.databaseKey }
             state.engine = nil
         }
-        let store = remote.store
-        Blocking.wait { await store.close() }
+        Blocking.wait { await remote.store.close() }
         return ""
     }
 
@@ -82,10 +84,14 @@ final class ChatControl: Sendable {
         guard let line = command.strictText else { return Self.failure(.commandError, "command is not valid UTF-8") }
         guard let engine = current else { return Self.storeClosed }
         let route = remote.wiring.router.route(line)
-        if case .core(let parsed) = route, !remote.wiring.remoteControl.isConnectedNow {
-            return parsed.map { engine.execute($0) } ?? engine.execute(line)
-        }
         let remote = remote
+        if case .core(let parsed) = route, !remote.wiring.remoteControl.isConnectedNow {
+            let answer = parsed.map { engine.execute($0) } ?? engine.execute(line)
+            if parsed?.name == .apiStopChat, answer.bytes.starts(with: Array(#"{"result""#.utf8)) {
+                Blocking.wait { await remote.stopSessions() }
+            }
+            return answer
+        }
         return EnvelopeJSON(bytes: Blocking.wait { await remote.answer(line, engine: engine, route: route) })
     }
 

@@ -99,6 +99,12 @@ final class LibraryRemoteControl: Sendable {
         return await wiring.router.answer(line).envelope
     }
 
+    /// Ends every session of both roles without events, as the official core's chat stop (`/_stop`) ends them.
+    func stopSessions() async {
+        _ = await wiring.remoteControl.stop()
+        await controller.stopAll()
+    }
+
     /// `chat_send_remote_cmd`: the line on the connected host `remoteHostId`.
     func send(_ line: String, to remoteHostId: Int64) async -> [UInt8] {
         Self.envelope(await controller.send(line, to: remoteHostId))

@@ -47,6 +47,33 @@ final class RemoteControlTests: XCTestCase {
         XCTAssertEqual(C.type(C.send(ctrl, "/users")), "usersList")
     }
 
+    /// Pairs `host` with `controller` (host `id`, nil for a new pairing) up to both sides connected.
+    private func pair(_ controller: UnsafeMutableRawPointer?, _ host: UnsafeMutableRawPointer?, id: Int? = nil) throws {
+        let start = C.send(controller, "/start remote host \(id.map(String.init) ?? "new") addr=127.0.0.1 iface=lo")
+        XCTAssertEqual(C.type(start), "remoteHostStarted", "\(start)")
+        let invitation = try XCTUnwrap(result(start)["invitation"] as? String)
+        XCTAssertEqual(C.type(C.send(host, "/connect remote ctrl " + invitation)), "remoteCtrlConnecting")
+        let code = try XCTUnwrap(result(event(host, "remoteCtrlSessionCode"))["sessionCode"] as? String)
+        XCTAssertEqual(C.type(C.send(host, "/verify remote ctrl " + code)), "remoteCtrlConnected")
+        XCTAssertNotNil(event(controller, "remoteHostConnected"))
+    }
+
+    /// `/_stop` ends the sessions, as the official core's chat stop does; so does closing the store.
+    func testStoppingTheChatOrClosingTheStoreEndsTheSessions() throws {
+        let controller = started("desk")
+        let host = started("phone")
+        try pair(controller, host)
+        XCTAssertEqual(C.type(C.send(controller, "/_stop")), "chatStopped")
+        XCTAssertNotNil(event(host, "remoteCtrlStopped"))
+        XCTAssertEqual(C.type(C.json(chat_send_remote_cmd(controller, 1, "/users"))), "errorRemoteHost")
+        XCTAssertEqual(C.type(C.send(controller, "/_start")), "chatStarted")
+        try pair(controller, host, id: 1)
+        XCTAssertEqual(C.take(chat_close_store(controller)), "")
+        XCTAssertNotNil(event(host, "remoteCtrlStopped"))
+        XCTAssertEqual(C.take(chat_reopen_store(controller)), "")
+        XCTAssertEqual((result(C.send(controller, "/list remote hosts"))["remoteHosts"] as? [Any])?.count, 1)
+    }
+
     func testTheLibraryPairsWithItselfInBothRoles() throws {
         let controller = started("desk")
         let host = started("phone")
