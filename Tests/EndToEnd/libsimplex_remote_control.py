@@ -5,7 +5,7 @@ program drives it, over 127.0.0.1 in real processes.
 (a) The library as the host: the independent Python controller (Tests/Peers/xrcp_controller.py) pairs with it, a new
     pairing and then the known one; commands run on the library's core through the session, the core's events go to
     the controller meanwhile and the library's own commands are locked out; the controller's stop reaches the library
-    as `remoteCtrlStopped`.
+    as `remoteCtrlStopped`. The library is also the host of our own controller, `simplex-host controller --json`.
 (b) The library as the controller: it pairs with the independent Python host (Tests/Peers/xrcp_host_stub.py) and with
     `simplex-host --json`, new and known pairings; `chat_send_remote_cmd` answers with the host's own answer and its
     `remoteHostId`, the host's events and the controller role's events (`remoteHostSessionCode`, `newRemoteHost`,
@@ -257,6 +257,39 @@ def as_host(lib, tmp):
     lib_host.close()
 
 
+def host_of_our_controller(lib, tmp, binary):
+    """The library as the host of `simplex-host controller --json`: our own two roles, across the C ABI."""
+    lib_host, _ = started(lib, tmp, "phone2")
+    ctrl = Proc([binary, "controller", "--json", "--data", os.path.join(tmp, "our-controller"),
+                 "--device-name", "E2E Laptop", "--poll-wait", "1"])
+    ctrl.send({"corrId": "s", "cmd": "/start remote host new" + LOOPBACK})
+    r = ctrl.wait(lambda m: m.get("corrId") == "s")
+    invitation = ((r or {}).get("resp") or {}).get("invitation", "")
+    r = lib_host.cmd("/connect remote ctrl " + invitation)
+    check("host of simplex-host controller: remoteCtrlConnecting", rtype(r) == "remoteCtrlConnecting", r)
+    ev = lib_host.event(typed("remoteCtrlSessionCode"))
+    theirs = ctrl.wait(lambda m: (m.get("resp") or {}).get("type") == "remoteHostSessionCode")
+    code = (ev or {}).get("result", {}).get("sessionCode")
+    check("host of simplex-host controller: the same session code",
+          code and code == ((theirs or {}).get("resp") or {}).get("sessionCode"), (ev, theirs))
+    r = lib_host.cmd(f"/verify remote ctrl {code}")
+    check("host of simplex-host controller: remoteCtrlConnected", rtype(r) == "remoteCtrlConnected", r)
+    conn = ctrl.wait(lambda m: (m.get("resp") or {}).get("type") == "remoteHostConnected")
+    check("host of simplex-host controller: the controller is connected", conn is not None, conn)
+    ctrl.send({"corrId": "u", "cmd": "/users"})
+    r = ctrl.wait(lambda m: m.get("corrId") == "u")
+    users = ((r or {}).get("resp") or {}).get("users") or []
+    check("host of simplex-host controller: the controller's /users runs on the library's core",
+          r and r.get("remoteHostId") == 1 and [u["user"]["profile"]["displayName"] for u in users] == ["phone2"], r)
+    ctrl.send({"corrId": "t", "cmd": "/stop remote host 1"})
+    ctrl.wait(lambda m: m.get("corrId") == "t")
+    stopped = lib_host.event(typed("remoteCtrlStopped"))
+    check("host of simplex-host controller: its stop is remoteCtrlStopped on chat_recv_msg_wait", stopped is not None,
+          stopped)
+    ctrl.close()
+    lib_host.close()
+
+
 # MARK: (b) the library as the controller
 
 def with_stub(lib_ctrl, tmp, stub_files):
@@ -382,6 +415,7 @@ def main():
     lib = Library(os.path.join(build, "libsimplex.so"))
     with tempfile.TemporaryDirectory() as tmp:
         as_host(lib, tmp)
+        host_of_our_controller(lib, tmp, os.path.join(build, "simplex-host"))
         lib_ctrl, _ = started(lib, tmp, "desk")
         r = lib_ctrl.cmd("/set device name Library Desk")
         check("controller: /set device name", rtype(r) == "cmdOk", r)
