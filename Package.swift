@@ -135,9 +135,10 @@ let package = Package(
             name: "simplex-host", dependencies: ["SimplexHost", "ChatCore", "ChatStore", "SimplexEncoding", "TerminalQR"],
             swiftSettings: strictSwift),
 
-        // The C ABI of libsimplex over the embedded core.
+        // The C ABI of libsimplex over the embedded core, with remote control in both roles wired by SimplexHost.
         .target(
-            name: "SimplexABI", dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding", "SimplexMarkdown"],
+            name: "SimplexABI",
+            dependencies: ["ChatCore", "ChatStore", "SimplexCrypto", "SimplexEncoding", "SimplexMarkdown", "SimplexHost"],
             swiftSettings: strictSwift),
 
         // MARK: Tools

@@ -1,6 +1,7 @@
-internal import ChatModel
+public import ChatModel
 public import ChatStore
 import Dispatch
+public import SimplexEncoding
 import Synchronization
 
 /// The embedded chat core for callers on threads of their own — libsimplex's C ABI, whose calls block their thread
@@ -28,11 +29,14 @@ public final class BlockingChatEngine: Sendable {
 
     /// Runs one command line (`chat_send_cmd`): `{"result": …}` or `{"error": …}`.
     public func execute(_ line: String) -> EnvelopeJSON {
-        let command: ChatCommand
         switch ChatEngine.parse(line) {
-        case .success(let parsed): command = parsed
+        case .success(let command): return execute(command)
         case .failure(let error): return .error(error)
         }
+    }
+
+    /// Runs one parsed command: for a caller that has parsed the line already, to route it.
+    public func execute(_ command: ChatCommand) -> EnvelopeJSON {
         let test = controller.withLock { controller in
             Result { () throws(ChatError) in try controller.serverTestRequest(command) }
         }
@@ -67,6 +71,22 @@ public final class BlockingChatEngine: Sendable {
 
     private final class Slot<T: Sendable>: Sendable {
         let value = Mutex<T?>(nil)
+    }
+
+    /// For a remote controller's `getFile` (xrcp.md §11.3): as `ChatEngine.recordedFilePath`.
+    public func recordedFilePath(userId: Int64, fileId: Int64, sent: Bool, fileSource: CanonicalJSON) -> Result<
+        String, ChatError
+    > {
+        controller.withLock { controller in
+            Result { () throws(ChatError) in
+                try controller.recordedFilePath(userId: userId, fileId: fileId, sent: sent, fileSource: fileSource)
+            }
+        }
+    }
+
+    /// The folders `/set file paths` (or its one-folder forms) gave: files, and remote hosts' files; nil when not set.
+    public var folders: (files: String?, remoteHosts: String?) {
+        controller.withLock { ($0.filesFolder, $0.remoteHostsFolder) }
     }
 
     /// The key the store is open with now (`/_db encryption` changes it); nil for plaintext files.

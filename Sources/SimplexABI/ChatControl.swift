@@ -1,87 +1,112 @@
 internal import ChatCore
 internal import ChatStore
-internal import Glibc
-import Synchronization
 
 /// What a `chat_ctrl` points at: the embedded core on one store, which `chat_close_store` and `chat_reopen_store`
-/// close and open again. Shared by every thread that calls in; each call runs on its caller's thread.
+/// close and open again, and remote control in both roles over it. Shared by every thread that calls in; a core
+/// command runs on its caller's thread.
 final class ChatControl: Sendable {
     let prefix: String
-    /// The engine (nil while the store is closed) and the key its files are under, for reopening them.
-    private let state: Mutex<(engine: BlockingChatEngine?, key: DatabaseKey?)>
+    private let slot: EngineSlot
+    private let remote: LibraryRemoteControl
 
-    private init(prefix: String, key: DatabaseKey?, engine: BlockingChatEngine) {
+    private init(prefix: String, slot: EngineSlot, remote: LibraryRemoteControl) {
         self.prefix = prefix
-        state = Mutex((engine, key))
+        self.slot = slot
+        self.remote = remote
     }
 
     /// Opens the store as `chat_migrate_init_key` does (chat-api.md §9.5, §9.6): sealed with `key` unless it is empty
     /// (docs/storage-encryption.md). A wrong key, a key for plaintext files and no key for sealed ones are all
     /// `errorNotADatabase`, as SQLCipher has them. `keepKey` is not needed: the key is kept for `chat_reopen_store`.
+    /// The pairing tables of remote control get a connection of their own to the same files.
     static func open(prefix: String, key: String, confirmation: MigrationConfirmation) -> Result<ChatControl, MigrationResult> {
         let databaseKey = DatabaseKey(key)
         do throws(ChatDatabases.OpenError) {
             let engine = try BlockingChatEngine(prefix: prefix, key: databaseKey, confirmation: confirmation)
-            return .success(ChatControl(prefix: prefix, key: databaseKey, engine: engine))
+            let store = try ChatStoreActor(prefix: prefix, key: databaseKey, confirmation: .yesUp)
+            let slot = EngineSlot(engine: engine, key: databaseKey)
+            let remote = LibraryRemoteControl(
+                slot: slot, store: store, prefix: prefix, capacity: ChatEngine.Configuration().eventQueueCapacity)
+            return .success(ChatControl(prefix: prefix, slot: slot, remote: remote))
         } catch {
             return .failure(MigrationResult(error))
         }
     }
 
     /// The engine, nil while the store is closed.
-    var current: BlockingChatEngine? { state.withLock { $0.engine } }
+    var current: BlockingChatEngine? { slot.current }
 
     /// Drops the engine; its databases close when its last command finishes. The key they are under now (which
-    /// `/_db encryption` may have changed) is kept for `reopen`.
+    /// `/_db encryption` may have changed) is kept for `reopen`. Remote sessions end first, without events, and the pairing
+    /// tables' connection closes too.
     func close() -> String {
-        state.withLock { state in
+        let remote = remote
+        Blocking.wait { await remote.stopSessions() }
+        slot.state.withLock { state in
             if let engine = state.engine { state.key = engine.databaseKey }
             state.engine = nil
         }
+        Blocking.wait { await remote.store.close() }
         return ""
     }
 
     /// Opens the store again: "" or why not.
     func reopen() -> String {
-        state.withLock { state in
-            guard state.engine == nil else { return "" }
+        let opened: (String, DatabaseKey?)? = slot.state.withLock { state in
+            guard state.engine == nil else { return nil }
             do throws(ChatDatabases.OpenError) {
                 state.engine = try BlockingChatEngine(prefix: prefix, key: state.key, confirmation: .yesUp)
-                return ""
+                return ("", state.key)
+            } catch {
+                return (MigrationResult(error).json.rendered, nil)
+            }
+        }
+        guard let (answer, key) = opened, answer.isEmpty else { return opened?.0 ?? "" }
+        let store = remote.store
+        let failure = Blocking.wait { () -> String? in
+            do throws(ChatDatabases.OpenError) {
+                try await store.reopen(keys: [key])
+                return nil
             } catch {
                 return MigrationResult(error).json.rendered
             }
         }
+        return failure ?? ""
     }
 
     // MARK: Commands and events
 
+    /// A command line (`chat_send_cmd`). The core's commands run on the caller's thread; the remote-control commands
+    /// of both roles, the commands that replace the store's files, and every line while a controller is connected
+    /// (which the router refuses) go to the remote-control services.
     func execute(_ command: CInput?) -> EnvelopeJSON {
         guard let command else { return Self.failure(.commandError, "command is NULL") }
         guard let line = command.strictText else { return Self.failure(.commandError, "command is not valid UTF-8") }
         guard let engine = current else { return Self.storeClosed }
-        return engine.execute(line)
-    }
-
-    /// A command for a remote host (`chat_send_remote_cmd`). The controller role's sessions plug in here: until they
-    /// do, no host is connected, and the core answers as it does for a host without a session.
-    func executeRemote(hostId: Int32, _ command: CInput?) -> [UInt8] {
-        let id = JSONValue.integer(Int64(hostId))
-        let rhKey = JSONValue.object([JSONField("type", .string("id")), JSONField("remoteHostId", id)])
-        let error = JSONValue.object([
-            JSONField("type", .string("errorRemoteHost")), JSONField("rhKey", rhKey),
-            JSONField("remoteHostError", .object([JSONField("type", .string("missing"))])),
-        ])
-        return Array(JSONValue.object([JSONField("remoteHostId", id), JSONField("error", error)]).rendered.utf8)
-    }
-
-    /// The next event, nil after `waitMicroseconds`. While the store is closed no events come.
-    func nextEvent(waitMicroseconds: Int64) -> [UInt8]? {
-        guard let engine = current else {
-            if waitMicroseconds > 0 { usleep(UInt32(min(waitMicroseconds, 1_000_000))) }
-            return nil
+        let route = remote.wiring.router.route(line)
+        let remote = remote
+        if case .core(let parsed) = route, !remote.wiring.remoteControl.isConnectedNow {
+            let answer = parsed.map { engine.execute($0) } ?? engine.execute(line)
+            if parsed?.name == .apiStopChat, answer.bytes.starts(with: Array(#"{"result""#.utf8)) {
+                Blocking.wait { await remote.stopSessions() }
+            }
+            return answer
         }
-        return engine.nextEvent(waitMicroseconds: waitMicroseconds)
+        return EnvelopeJSON(bytes: Blocking.wait { await remote.answer(line, engine: engine, route: route) })
+    }
+
+    /// A command for a connected remote host (`chat_send_remote_cmd`), answered with its `remoteHostId`.
+    func executeRemote(hostId: Int32, _ command: CInput?) -> [UInt8] {
+        guard let command else { return Self.failure(.commandError, "command is NULL").bytes }
+        guard let line = command.strictText else { return Self.failure(.commandError, "command is not valid UTF-8").bytes }
+        let remote = remote
+        return Blocking.wait { await remote.send(line, to: Int64(hostId)) }
+    }
+
+    /// The next event, nil after `waitMicroseconds`: the core's (while no controller is connected), remote control's,
+    /// and connected hosts'.
+    func nextEvent(waitMicroseconds: Int64) -> [UInt8]? {
+        remote.outgoing.nextBlocking(waitMicroseconds: waitMicroseconds)?.bytes
     }
 
     // MARK: Errors of the C boundary

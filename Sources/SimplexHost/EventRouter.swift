@@ -6,7 +6,7 @@ public actor EventRouter {
     private let backend: any ChatBackend
     private let isRemoteConnected: @Sendable () async -> Bool
     private let endRemoteSession: @Sendable () async -> Void
-    private let local: @Sendable ([UInt8]) -> Void
+    private let local: @Sendable ([UInt8]) async -> Void
     private var remoteQueue: [[UInt8]] = []
     /// Long polls waiting for an event, oldest first.
     private var waiters: [(id: UUID, continuation: CheckedContinuation<[UInt8]?, Never>)] = []
@@ -18,10 +18,12 @@ public actor EventRouter {
     private var running = false
 
     /// `isRemoteConnected` tells whether a controller is connected; `endRemoteSession` ends it when it falls behind.
+    /// `local` may wait (a bounded queue on the local side): the router pulls nothing meanwhile, so the core's own
+    /// bounded queue holds its producers.
     public init(
         backend: any ChatBackend, remoteBound: Int = 4096, remoteBoundBytes: Int = 16 << 20,
         isRemoteConnected: @escaping @Sendable () async -> Bool, endRemoteSession: @escaping @Sendable () async -> Void,
-        local: @escaping @Sendable ([UInt8]) -> Void
+        local: @escaping @Sendable ([UInt8]) async -> Void
     ) {
         self.backend = backend
         self.isRemoteConnected = isRemoteConnected
@@ -38,15 +40,15 @@ public actor EventRouter {
         while !Task.isCancelled {
             guard let event = await backend.nextEvent(waitMicroseconds: 200_000) else { continue }
             if await isRemoteConnected() {
-                deliverRemote(event)
+                await deliverRemote(event)
             } else {
-                flushRemoteToLocal()
-                local(event)
+                await flushRemoteToLocal()
+                await local(event)
             }
         }
     }
 
-    private func deliverRemote(_ event: [UInt8]) {
+    private func deliverRemote(_ event: [UInt8]) async {
         if !waiters.isEmpty {
             waiters.removeFirst().continuation.resume(returning: event)
             return
@@ -57,14 +59,17 @@ public actor EventRouter {
             // Nothing is dropped: the session ends and the queued events go to the local side.
             let end = endRemoteSession
             Task { await end() }
-            flushRemoteToLocal()
+            await flushRemoteToLocal()
         }
     }
 
-    private func flushRemoteToLocal() {
-        for e in remoteQueue { local(e) }
+    /// The queue is taken before the first hand-over: a long poll that comes meanwhile finds it empty, and no event
+    /// goes both ways.
+    private func flushRemoteToLocal() async {
+        let pending = remoteQueue
         remoteQueue = []
         remoteQueueBytes = 0
+        for e in pending { await local(e) }
     }
 
     /// The controller's long poll: the next event, or nil after `waitMicroseconds`.

@@ -5,6 +5,7 @@ internal import SimplexCrypto
 public import SimplexEncoding
 internal import SimplexNet
 internal import SimplexTLS
+import Synchronization
 internal import XRCP
 
 /// Every timeout of the host role (xrcp.md §17), shortened by tests.
@@ -83,7 +84,10 @@ public actor HostRemoteControl {
     public private(set) var deviceName: String
     public var encryptFiles = false
     public var compression = true
-    private var session: Session?
+    private var session: Session? {
+        didSet { connectedNow.withLock { $0 = isConnected } }
+    }
+    private let connectedNow = Mutex(false)
 
     public init(
         store: ChatStoreActor, handler: any RemoteHostHandler, deviceName: String = "SimpleX CLI",
@@ -294,6 +298,10 @@ public actor HostRemoteControl {
         if case .connected? = session { return true }
         return false
     }
+
+    /// The same, without waiting for the actor: for callers on threads of their own (libsimplex's), which route a
+    /// command before deciding whether it needs the actor at all.
+    public nonisolated var isConnectedNow: Bool { connectedNow.withLock { $0 } }
 
     // MARK: Session progress
 

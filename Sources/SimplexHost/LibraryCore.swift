@@ -152,7 +152,7 @@ public final class LibraryCore: ChatBackend {
 }
 
 /// Threads of the host's own that run jobs in the order they are given, for calls that block their thread.
-final class CallerThreads: Sendable {
+public final class CallerThreads: Sendable {
     private let jobs = Mutex(Jobs())
     private let waiting = DispatchSemaphore(value: 0)
 
@@ -173,7 +173,7 @@ final class CallerThreads: Sendable {
     }
 
     /// Starts `count` threads, which live as long as the process.
-    init(count: Int, name: String) {
+    public init(count: Int, name: String) {
         for i in 0..<count {
             let thread = Thread { [self] in
                 while true {
@@ -187,7 +187,7 @@ final class CallerThreads: Sendable {
     }
 
     /// Runs `body` on one of the threads; the task waits without holding a thread of the pool.
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             jobs.withLock { $0.items.append { continuation.resume(returning: body()) } }
             waiting.signal()

@@ -8,10 +8,15 @@ public import XRCP
 public struct SessionBridge: RemoteHostHandler {
     let backend: any ChatBackend
     let events: EventRouter
-    /// Where uploads go (the core's files folder).
-    let filesFolder: URL
+    /// Where uploads go and downloads come from: the core's files folder, as it is when a request comes.
+    let filesFolder: @Sendable () async -> URL?
 
     public init(backend: any ChatBackend, events: EventRouter, filesFolder: URL) {
+        self.init(backend: backend, events: events, filesFolder: { filesFolder })
+    }
+
+    /// For a core whose files folder its user sets (`/set file paths`): nil while none is set, when files are refused.
+    public init(backend: any ChatBackend, events: EventRouter, filesFolder: @escaping @Sendable () async -> URL?) {
         self.backend = backend
         self.events = events
         self.filesFolder = filesFolder
@@ -29,6 +34,9 @@ public struct SessionBridge: RemoteHostHandler {
     }
 
     public func beginStoring(fileName: String, fileSize: UInt32) async throws(RemoteProtocolError) -> any RemoteFileSink {
+        guard let filesFolder = await filesFolder() else {
+            throw .invalidBody("cannot store the file: the host has no files folder (/set file paths)")
+        }
         do { return try FolderFileSink(folder: filesFolder, requestedName: fileName) } catch let error as UploadRefusal {
             throw .invalidBody("cannot store the file: \(error.reason)")
         } catch {
@@ -48,6 +56,7 @@ public struct SessionBridge: RemoteHostHandler {
         case .success(let p): path = p
         case .failure(let e): throw .chat(e.bytes)
         }
+        guard let filesFolder = await filesFolder() else { throw notFound }
         let folder = filesFolder.standardizedFileURL.resolvingSymlinksInPath()
         let url = folder.appendingPathComponent(path).standardizedFileURL.resolvingSymlinksInPath()
         guard !path.hasPrefix("/"), url.pathComponents.count > folder.pathComponents.count,

@@ -67,30 +67,20 @@ struct DataFolder {
     }
 }
 
-/// The host, wired: the core, the pairing store, the event router, the session bridge, the remote-control service,
-/// the command router and, with `--reconnect`, the reconnector. Each mode says where events go.
+/// The host, wired: the core, the pairing store and `HostWiring` (event router, session bridge, remote-control service,
+/// command router and, with `--reconnect`, the reconnector). Each mode says where events go.
 final class HostRuntime: Sendable {
     let folder: DataFolder
     let backend: any ChatBackend
-    let remoteControl: HostRemoteControl
-    let router: CommandRouter
-    let reconnector: Reconnector?
     let deviceName: String
-    private let events: EventRouter
-    private let eventTask: Task<Void, Never>
-    private let remoteEventTask: Task<Void, Never>
+    private let wiring: HostWiring
+
+    var remoteControl: HostRemoteControl { wiring.remoteControl }
+    var router: CommandRouter { wiring.router }
+    var reconnector: Reconnector? { wiring.reconnector }
 
     /// What the host tells its user.
-    struct Output: Sendable {
-        /// A core event while no controller is connected (an FFI envelope).
-        var coreEvent: @Sendable ([UInt8]) -> Void
-        /// A remote-control event (xrcp.md §14.3).
-        var remoteEvent: @Sendable (RemoteControlEvent) -> Void
-        /// The envelope of a command the reconnector ran on the user's behalf.
-        var automaticResponse: @Sendable (CommandRouter.Answer) -> Void
-        /// The controller fell behind on events and its session was ended.
-        var controllerTooSlow: @Sendable (Int) -> Void
-    }
+    typealias Output = HostWiring.Output
 
     init(options: Options, output: Output) async throws(StartFailure) {
         folder = DataFolder(url: options.dataFolder)
@@ -120,45 +110,23 @@ final class HostRuntime: Sendable {
         }
         deviceName = options.deviceName ?? folder.storedDeviceName ?? ProcessInfo.processInfo.hostName
 
-        let box = ServiceBox()
-        let queueBound = options.eventQueue ?? 4096
-        events = EventRouter(
-            backend: backend, remoteBound: queueBound, isRemoteConnected: { await box.remoteControl?.isConnected ?? false },
-            endRemoteSession: {
-                if await box.remoteControl?.disconnect() == true { output.controllerTooSlow(queueBound) }
-            },
-            local: output.coreEvent)
-        let bridge = SessionBridge(backend: backend, events: events, filesFolder: folder.filesFolder)
-        var multicast = MulticastSettings()
-        if let g = options.multicastGroup { multicast.group = g }
-        if let p = options.multicastPort { multicast.port = p }
-        multicast.interfaceAddress = options.multicastInterface
-        var timeouts = RemoteControlTimeouts()
-        if let t = options.timeouts["connect"] { timeouts.connect = t }
-        if let t = options.timeouts["tls"] { timeouts.tls = t }
-        if let t = options.timeouts["hello"] { timeouts.hello = t }
-        if let t = options.timeouts["discovery"] { timeouts.discovery = t }
-        if let k = options.keepAlive { timeouts.keepAlive = .init(idle: k.idle, interval: k.interval, probes: k.probes) }
-
-        // Remote-control events reach the reconnector in the order they happen, after the user has seen them.
-        let (remoteEvents, remoteContinuation) = AsyncStream.makeStream(of: CanonicalJSON.self)
-        remoteControl = HostRemoteControl(
-            store: store, handler: bridge, deviceName: deviceName, timeouts: timeouts, multicast: multicast,
-            emit: { event in
-                output.remoteEvent(event)
-                remoteContinuation.yield(event.json)
-            })
-        box.remoteControl = remoteControl
-        let reconnector = options.reconnect ? Reconnector(remoteControl: remoteControl, report: output.automaticResponse) : nil
-        self.reconnector = reconnector
-        router = CommandRouter(
-            remoteControl: remoteControl, backend: backend, reconnector: reconnector,
-            storeFiles: HostStoreFiles(store: store, sharedWithCore: library == nil))
-        let events = self.events
-        eventTask = Task.detached { await events.run() }
-        remoteEventTask = Task.detached {
-            for await event in remoteEvents { await reconnector?.observe(event) }
+        var settings = HostWiring.Settings(deviceName: deviceName)
+        if let bound = options.eventQueue { settings.eventQueue = bound }
+        if let g = options.multicastGroup { settings.multicast.group = g }
+        if let p = options.multicastPort { settings.multicast.port = p }
+        settings.multicast.interfaceAddress = options.multicastInterface
+        if let t = options.timeouts["connect"] { settings.timeouts.connect = t }
+        if let t = options.timeouts["tls"] { settings.timeouts.tls = t }
+        if let t = options.timeouts["hello"] { settings.timeouts.hello = t }
+        if let t = options.timeouts["discovery"] { settings.timeouts.discovery = t }
+        if let k = options.keepAlive {
+            settings.timeouts.keepAlive = .init(idle: k.idle, interval: k.interval, probes: k.probes)
         }
+        settings.reconnect = options.reconnect
+        let filesFolder = folder.filesFolder
+        wiring = HostWiring(
+            backend: backend, store: store, storeFiles: HostStoreFiles(store: store, sharedWithCore: library == nil),
+            filesFolder: { filesFolder }, settings: settings, output: output)
     }
 
     /// `--core-lib PATH`: the library, loaded and opened on the data folder's databases.
@@ -207,16 +175,5 @@ final class HostRuntime: Sendable {
     }
 
     /// Ends a session and stops the event loops (a signal, the end of input, the subcommand done).
-    func shutdown() async {
-        await reconnector?.userCommand(stop: true)
-        _ = await remoteControl.stop()
-        eventTask.cancel()
-        remoteEventTask.cancel()
-    }
-}
-
-/// Lets closures made before the service exists reach it.
-private final class ServiceBox: @unchecked Sendable {
-    // Set once, before any command runs.
-    var remoteControl: HostRemoteControl?
+    func shutdown() async { await wiring.shutdown() }
 }
