@@ -207,7 +207,7 @@ let package = Package(
             name: "SMPClientTests",
             dependencies: ["SMPClient", "SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport"],
             swiftSettings: strictSwift),
-        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel"], swiftSettings: strictSwift),
+        .testTarget(name: "ChatModelTests", dependencies: ["ChatModel", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
         .testTarget(
             name: "ChatCoreTests",
@@ -224,7 +224,7 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
             name: "AgentProtocolTests",
-            dependencies: ["AgentProtocol", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
+            dependencies: ["AgentProtocol", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
             name: "SMPAgentTests",

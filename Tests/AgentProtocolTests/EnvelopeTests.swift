@@ -2,6 +2,7 @@ import Ratchet
 import SMP
 import SimplexCrypto
 import SimplexEncoding
+import TestSupport
 import XCTest
 
 @testable import AgentProtocol

@@ -1,4 +1,5 @@
 import ChatModel
+import TestSupport
 import XCTest
 
 /// Parsing and printing of particular commands: what SimpleX Desktop sends first, the orderings and

@@ -1,4 +1,5 @@
 import ChatModel
+import TestSupport
 import XCTest
 
 /// JSON arguments: validated, kept compact in their original key order and spelling.
