@@ -44,8 +44,8 @@ enum Fixture {
     static func ed25519() -> StoredEd25519Key { StoredEd25519Key(Ed25519.PrivateKey()) }
     static func x25519() -> StoredX25519Key { StoredX25519Key(X25519.PrivateKey()) }
 
-    static func secret() -> StoredDHSecret {
-        try! StoredDHSecret(rawRepresentation: SecureRandom.bytes(32))
+    static func secret() -> X25519.SharedSecret {
+        try! X25519.SharedSecret(rawRepresentation: SecureRandom.bytes(32))
     }
 
     static func rcvQueue(server: Int = 1, mode: QueueMode = .messaging) -> NewRcvQueue {
@@ -60,7 +60,7 @@ enum Fixture {
         return NewSndQueue(
             server: Self.server(server), senderId: EntityId(SecureRandom.bytes(24)), mode: mode,
             senderAuthKey: mode == .messaging ? ed25519() : nil, e2eKey: StoredX25519Key(e2e),
-            e2ePublicKey: StoredX25519PublicKey(e2e.publicKey), e2eDHSecret: secret(), smpClientVersion: 4)
+            e2ePublicKey: e2e.publicKey, e2eDHSecret: secret(), smpClientVersion: 4)
     }
 
     static func x3dhKeys() -> StoredX3DHKeys {

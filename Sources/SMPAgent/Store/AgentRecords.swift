@@ -1,6 +1,6 @@
 public import Ratchet
 public import SMP
-internal import SimplexCrypto
+public import SimplexCrypto
 internal import SimplexEncoding
 
 /// An agent connection id (`ConnId`): bytes the chat layer keeps as its `agentConnId`.
@@ -151,14 +151,14 @@ public struct NewRcvQueue: Sendable {
     public var mode: QueueMode
     public var recipientAuthKey: StoredEd25519Key
     public var recipientDHKey: StoredX25519Key
-    public var serverDHSecret: StoredDHSecret
+    public var serverDHSecret: X25519.SharedSecret
     public var e2eDHKey: StoredX25519Key
     public var subscribeMode: SubscriptionMode
     public var status: QueueStatus
 
     public init(
         server: SMPServer, recipientId: EntityId, senderId: EntityId, mode: QueueMode, recipientAuthKey: StoredEd25519Key,
-        recipientDHKey: StoredX25519Key, serverDHSecret: StoredDHSecret, e2eDHKey: StoredX25519Key,
+        recipientDHKey: StoredX25519Key, serverDHSecret: X25519.SharedSecret, e2eDHKey: StoredX25519Key,
         subscribeMode: SubscriptionMode = .subscribe, status: QueueStatus = .new
     ) {
         self.server = server
@@ -184,10 +184,10 @@ public struct RcvQueue: Sendable, Equatable {
     public let mode: QueueMode
     public let recipientAuthKey: StoredEd25519Key
     public let recipientDHKey: StoredX25519Key
-    public let serverDHSecret: StoredDHSecret
+    public let serverDHSecret: X25519.SharedSecret
     public let e2eDHKey: StoredX25519Key
     /// Known once the sender's first confirmation arrived.
-    public let e2eDHSecret: StoredDHSecret?
+    public let e2eDHSecret: X25519.SharedSecret?
     /// The sender's SMP client version, from its confirmation.
     public let smpClientVersion: UInt16?
     public let status: QueueStatus
@@ -204,14 +204,14 @@ public struct NewSndQueue: Sendable {
     /// Nil for a contact address, which is never secured.
     public var senderAuthKey: StoredEd25519Key?
     public var e2eKey: StoredX25519Key
-    public var e2ePublicKey: StoredX25519PublicKey
-    public var e2eDHSecret: StoredDHSecret
+    public var e2ePublicKey: X25519.PublicKey
+    public var e2eDHSecret: X25519.SharedSecret
     public var smpClientVersion: UInt16
     public var status: QueueStatus
 
     public init(
         server: SMPServer, senderId: EntityId, mode: QueueMode, senderAuthKey: StoredEd25519Key?, e2eKey: StoredX25519Key,
-        e2ePublicKey: StoredX25519PublicKey, e2eDHSecret: StoredDHSecret, smpClientVersion: UInt16,
+        e2ePublicKey: X25519.PublicKey, e2eDHSecret: X25519.SharedSecret, smpClientVersion: UInt16,
         status: QueueStatus = .new
     ) {
         self.server = server
@@ -235,8 +235,8 @@ public struct SndQueue: Sendable, Equatable {
     public let mode: QueueMode
     public let senderAuthKey: StoredEd25519Key?
     public let e2eKey: StoredX25519Key
-    public let e2ePublicKey: StoredX25519PublicKey
-    public let e2eDHSecret: StoredDHSecret
+    public let e2ePublicKey: X25519.PublicKey
+    public let e2eDHSecret: X25519.SharedSecret
     public let status: QueueStatus
     /// The peer's SMP client version for this queue (the envelope's `phVersion`).
     public let smpClientVersion: UInt16

@@ -1,7 +1,7 @@
 public import ChatStore
 public import Ratchet
 public import SMP
-internal import SimplexCrypto
+public import SimplexCrypto
 internal import SimplexEncoding
 
 /// The agent's persistence over the agent database (`<prefix>_agent.db`, migrations `Migration.agent`): connections,
@@ -264,10 +264,11 @@ public struct AgentStore {
                     senderId: EntityId(try r.blob("sender id")), mode: try QueueMode(storedTag: try r.text("queue mode")),
                     recipientAuthKey: try StoredEd25519Key(seed: try r.blob("recipient auth key")),
                     recipientDHKey: try StoredX25519Key(rawRepresentation: try r.blob("recipient DH key")),
-                    serverDHSecret: try StoredDHSecret(rawRepresentation: try r.blob("server DH secret")),
+                    serverDHSecret: try r.dhSecret("server DH secret"),
                     e2eDHKey: try StoredX25519Key(rawRepresentation: try r.blob("e2e DH key")),
                     e2eDHSecret: try r.optionalBlob("e2e DH secret").map { (b) throws(AgentStoreError) in
-                        try StoredDHSecret(rawRepresentation: b)
+                        try storedValue("e2e DH secret") { () throws(CryptoError) in try X25519.SharedSecret(rawRepresentation: b)
+                        }
                     },
                     smpClientVersion: try r.optionalVersion("SMP client version"),
                     status: try r.tag(QueueStatus.self, "queue status"),
@@ -298,8 +299,8 @@ public struct AgentStore {
                         try StoredEd25519Key(seed: b)
                     },
                     e2eKey: try StoredX25519Key(rawRepresentation: try r.blob("e2e key")),
-                    e2ePublicKey: try StoredX25519PublicKey(rawRepresentation: try r.blob("e2e public key")),
-                    e2eDHSecret: try StoredDHSecret(rawRepresentation: try r.blob("e2e DH secret")),
+                    e2ePublicKey: try r.x25519PublicKey("e2e public key"),
+                    e2eDHSecret: try r.dhSecret("e2e DH secret"),
                     status: try r.tag(QueueStatus.self, "queue status"),
                     smpClientVersion: try r.version("SMP client version")))
         }
@@ -340,7 +341,7 @@ public struct AgentStore {
 
     /// Records the per-queue secret with the sender and its SMP client version, from its first confirmation; the
     /// queue becomes confirmed.
-    public func setRcvQueueConfirmed(_ id: RcvQueueId, e2eDHSecret: StoredDHSecret, smpClientVersion: UInt16)
+    public func setRcvQueueConfirmed(_ id: RcvQueueId, e2eDHSecret: X25519.SharedSecret, smpClientVersion: UInt16)
         throws(AgentStoreError)
     {
         let n = try run(

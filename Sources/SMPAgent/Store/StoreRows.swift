@@ -1,5 +1,6 @@
 internal import ChatStore
 internal import SMP
+internal import SimplexCrypto
 
 /// A cursor over one result row that decodes each column or fails with `invalidStoredValue`, never trapping on
 /// what the file holds.
@@ -25,6 +26,16 @@ struct RowReader {
         case .blob(let b): return b
         default: throw .invalidStoredValue("\(what) is not a blob")
         }
+    }
+
+    mutating func dhSecret(_ what: String) throws(AgentStoreError) -> X25519.SharedSecret {
+        let b = try blob(what)
+        return try storedValue(what) { () throws(CryptoError) in try X25519.SharedSecret(rawRepresentation: b) }
+    }
+
+    mutating func x25519PublicKey(_ what: String) throws(AgentStoreError) -> X25519.PublicKey {
+        let b = try blob(what)
+        return try storedValue(what) { () throws(CryptoError) in try X25519.PublicKey(rawRepresentation: b) }
     }
 
     mutating func integer(_ what: String) throws(AgentStoreError) -> Int64 {

@@ -1,8 +1,8 @@
 public import SimplexCrypto
 
-// Keys and secrets as the agent store keeps them: raw bytes of a checked length, a few dozen bytes each, rather
-// than live key objects, so that a thousand connections' records stay small; the agent makes the key it needs
-// when it signs, agrees or decrypts.
+// Private keys as the agent store keeps them: raw bytes of a checked length, compared in constant time, so that
+// records are Equatable; the agent makes the key it needs when it signs, agrees or decrypts. Public keys and DH
+// secrets are SimplexCrypto's own raw-byte types (`X25519.PublicKey`, `X25519.SharedSecret`).
 
 /// An Ed25519 private key as its 32-byte seed (RFC 8032): a queue's recipient or sender authorization key.
 public struct StoredEd25519Key: Sendable, Equatable {
@@ -36,44 +36,6 @@ public struct StoredX25519Key: Sendable, Equatable {
     public func privateKey() throws(AgentStoreError) -> X25519.PrivateKey {
         do { return try X25519.PrivateKey(rawRepresentation: rawRepresentation) } catch {
             throw .invalidStoredValue("X25519 private key: \(error)")
-        }
-    }
-
-    public static func == (a: Self, b: Self) -> Bool { constantTimeEqual(a.rawRepresentation, b.rawRepresentation) }
-}
-
-/// An X25519 public key, 32 raw bytes: the sender's per-queue key its confirmation carries.
-public struct StoredX25519PublicKey: Sendable, Equatable {
-    public let rawRepresentation: [UInt8]
-
-    public init(rawRepresentation raw: [UInt8]) throws(AgentStoreError) {
-        try checkSize(raw, 32, "X25519 public key")
-        rawRepresentation = raw
-    }
-
-    public init(_ key: X25519.PublicKey) { rawRepresentation = key.rawRepresentation }
-
-    public func publicKey() throws(AgentStoreError) -> X25519.PublicKey {
-        do { return try X25519.PublicKey(rawRepresentation: rawRepresentation) } catch {
-            throw .invalidStoredValue("X25519 public key: \(error)")
-        }
-    }
-}
-
-/// An X25519 shared secret, 32 raw bytes: a queue's `rcvDhSecret` with its server or e2e secret with the peer.
-public struct StoredDHSecret: Sendable, Equatable {
-    public let rawRepresentation: [UInt8]
-
-    public init(rawRepresentation raw: [UInt8]) throws(AgentStoreError) {
-        try checkSize(raw, 32, "X25519 shared secret")
-        rawRepresentation = raw
-    }
-
-    public init(_ secret: X25519.SharedSecret) { rawRepresentation = secret.rawRepresentation }
-
-    public func sharedSecret() throws(AgentStoreError) -> X25519.SharedSecret {
-        do { return try X25519.SharedSecret(rawRepresentation: rawRepresentation) } catch {
-            throw .invalidStoredValue("X25519 shared secret: \(error)")
         }
     }
 
@@ -126,4 +88,9 @@ public struct MessageHash: Sendable, Hashable {
 
 func checkSize(_ bytes: [UInt8], _ size: Int, _ what: String) throws(AgentStoreError) {
     guard bytes.count == size else { throw .invalidStoredValue("\(what) of \(bytes.count) bytes, not \(size)") }
+}
+
+/// A stored value made through SimplexCrypto, its refusal typed as the store's.
+func storedValue<T>(_ what: String, _ make: () throws(CryptoError) -> T) throws(AgentStoreError) -> T {
+    do { return try make() } catch { throw .invalidStoredValue("\(what): \(error)") }
 }
