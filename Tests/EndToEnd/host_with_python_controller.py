@@ -24,6 +24,25 @@ def check(name, ok, detail=""):
         print(f"FAIL {name} {detail}")
 
 
+def first_match(seen, incoming, match, timeout):
+    """The first message (in order) that `match` accepts: from `seen` (kept earlier), else from the queue `incoming`,
+    waiting up to `timeout` s; the others stay in `seen` for later."""
+    for m in seen:
+        if match(m):
+            seen.remove(m)
+            return m
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            m = incoming.get(timeout=max(0.01, deadline - time.time()))
+        except queue.Empty:
+            break
+        if match(m):
+            return m
+        seen.append(m)
+    return None
+
+
 class Proc:
     """A child process speaking JSON lines; its stdout lines are collected by a thread."""
 
@@ -63,20 +82,7 @@ class Proc:
         self.p.stdin.flush()
 
     def wait(self, match, timeout=20):
-        for m in self.seen:
-            if match(m):
-                self.seen.remove(m)
-                return m
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                m = self.lines.get(timeout=max(0.01, deadline - time.time()))
-            except queue.Empty:
-                break
-            if match(m):
-                return m
-            self.seen.append(m)
-        return None
+        return first_match(self.seen, self.lines, match, timeout)
 
     def close(self):
         try:

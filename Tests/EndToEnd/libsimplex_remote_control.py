@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from host_with_python_controller import Proc  # noqa: E402  (the JSON-lines child process)
+from host_with_python_controller import Proc, first_match  # noqa: E402  (the JSON-lines child process)
 
 CONTROLLER = os.path.join(ROOT, "Tests", "Peers", "xrcp_controller.py")
 STUB = os.path.join(ROOT, "Tests", "Peers", "xrcp_host_stub.py")
@@ -105,20 +105,7 @@ class Core:
 
     def event(self, match, timeout=20):
         """The first event (in order) that `match` accepts, waiting up to `timeout` s; the others stay for later."""
-        for e in self.seen:
-            if match(e):
-                self.seen.remove(e)
-                return e
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            try:
-                e = self.events.get(timeout=max(0.01, deadline - time.time()))
-            except queue.Empty:
-                break
-            if match(e):
-                return e
-            self.seen.append(e)
-        return None
+        return first_match(self.seen, self.events, match, timeout)
 
     def drained(self, wait=0.5):
         """Every event that came, and comes within `wait` s."""
