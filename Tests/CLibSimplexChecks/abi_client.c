@@ -3,7 +3,12 @@
  *   abi_client basic PREFIX                    commands, events, files, close/reopen, bad input
  *   abi_client concurrency PREFIX THREADS N    THREADS threads send N commands each while one thread polls events:
  *                                              every answer must match its request, every event must be seen once
+ *   abi_client lines PREFIX                    a line driver for scripts: each stdin line `cmd TEXT` runs
+ *                                              chat_send_cmd, `remote HOST_ID TEXT` chat_send_remote_cmd; each answer
+ *                                              is written `A JSON`, each event from chat_recv_msg_wait `E JSON`,
+ *                                              one per line; end of input closes the store
  */
+#define _POSIX_C_SOURCE 200809L /* getline */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -210,9 +215,66 @@ static int concurrency(const char *prefix, int threads, int count) {
     return atomic_load(&failures) == 0 ? 0 : 1;
 }
 
+/* One writer at a time, so an answer and an event never interleave on a line. */
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int lines_done = 0;
+
+static void put_line(char kind, const char *json) {
+    pthread_mutex_lock(&out_lock);
+    printf("%c %s\n", kind, json);
+    fflush(stdout);
+    pthread_mutex_unlock(&out_lock);
+}
+
+static void *relay_events(void *arg) {
+    chat_ctrl ctrl = arg;
+    while (!atomic_load(&lines_done)) {
+        char *e = chat_recv_msg_wait(ctrl, 100000);
+        if (e[0] != 0) put_line('E', e);
+        free(e);
+    }
+    return NULL;
+}
+
+static int lines(const char *prefix) {
+    hs_init_with_rtsopts(NULL, NULL);
+    chat_ctrl ctrl = NULL;
+    char *r = chat_migrate_init(prefix, "", "yesUp", &ctrl);
+    put_line('A', r);
+    int opened = ctrl != NULL;
+    free(r);
+    if (!opened) return 1;
+    pthread_t relay;
+    pthread_create(&relay, NULL, relay_events, ctrl);
+    char *line = NULL;
+    size_t size = 0;
+    ssize_t n;
+    while ((n = getline(&line, &size, stdin)) > 0) {
+        if (line[n - 1] == '\n') line[--n] = 0;
+        char *answer = NULL;
+        int host_id = 0, skip = 0;
+        if (strncmp(line, "cmd ", 4) == 0)
+            answer = chat_send_cmd(ctrl, line + 4);
+        else if (sscanf(line, "remote %d %n", &host_id, &skip) == 1 && skip > 0)
+            answer = chat_send_remote_cmd(ctrl, host_id, line + skip);
+        if (answer) {
+            put_line('A', answer);
+            free(answer);
+        } else {
+            put_line('A', "{\"driverError\":\"expected `cmd TEXT` or `remote HOST_ID TEXT`\"}");
+        }
+    }
+    free(line);
+    atomic_store(&lines_done, 1);
+    pthread_join(relay, NULL);
+    free(chat_close_store(ctrl));
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "lines") == 0) return lines(argv[2]);
     if (argc == 3 && strcmp(argv[1], "basic") == 0) return basic(argv[2]);
     if (argc == 5 && strcmp(argv[1], "concurrency") == 0) return concurrency(argv[2], atoi(argv[3]), atoi(argv[4]));
-    fprintf(stderr, "usage: abi_client basic PREFIX | concurrency PREFIX THREADS N\n");
+    fprintf(stderr, "usage: abi_client basic PREFIX | concurrency PREFIX THREADS N | lines PREFIX\n");
     return 2;
 }

@@ -10,6 +10,9 @@ program drives it, over 127.0.0.1 in real processes.
     `simplex-host --json`, new and known pairings; `chat_send_remote_cmd` answers with the host's own answer and its
     `remoteHostId`, the host's events and the controller role's events (`remoteHostSessionCode`, `newRemoteHost`,
     `remoteHostConnected`, `remoteHostStopped`) arrive on `chat_recv_msg_wait`, and a file goes up and comes back down.
+(c) The same two pairings with our own roles from a C program written against simplex.h alone
+    (Tests/CLibSimplexChecks/abi_client.c, its `lines` mode): as the host of `simplex-host controller --json`, and as
+    the controller of `simplex-host --json`.
 
 usage: libsimplex_remote_control.py BUILD_DIR   (the folder holding libsimplex.so and simplex-host)
 Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
@@ -19,6 +22,7 @@ import hashlib
 import json
 import os
 import queue
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +36,7 @@ from host_with_python_controller import Proc, first_match  # noqa: E402  (the JS
 
 CONTROLLER = os.path.join(ROOT, "Tests", "Peers", "xrcp_controller.py")
 STUB = os.path.join(ROOT, "Tests", "Peers", "xrcp_host_stub.py")
+C_CLIENT = os.path.join(ROOT, "Tests", "CLibSimplexChecks", "abi_client.c")
 PY = sys.executable
 # Listen on loopback only, whatever other addresses this machine has.
 LOOPBACK = " addr=127.0.0.1 iface=lo"
@@ -119,6 +124,69 @@ class Core:
                 return out
 
 
+class CCore:
+    """The same interface as `Core`, served by the C client's `lines` mode in a process of its own: each command a
+    line in, each answer an `A` line out, each event from `chat_recv_msg_wait` an `E` line out."""
+
+    def __init__(self, driver, prefix):
+        self.p = subprocess.Popen([driver, "lines", prefix], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, bufsize=1)
+        self.answers = queue.Queue()
+        self.events = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+        opened = self._answer()
+        check(f"C client: chat_migrate_init {os.path.basename(prefix)}", opened == {"type": "ok"}, opened)
+
+    def _read(self):
+        for line in self.p.stdout:
+            kind, _, text = line.rstrip("\n").partition(" ")
+            (self.answers if kind == "A" else self.events).put(json.loads(text))
+
+    def _answer(self, timeout=30):
+        try:
+            return self.answers.get(timeout=timeout)
+        except queue.Empty:
+            return {"driverError": "no answer"}
+
+    def cmd(self, line):
+        self.p.stdin.write(f"cmd {line}\n")
+        return self._answer()
+
+    def remote(self, host_id, line):
+        self.p.stdin.write(f"remote {host_id} {line}\n")
+        return self._answer()
+
+    def event(self, match, timeout=20):
+        return first_match(self.seen, self.events, match, timeout)
+
+    def drained(self, wait=0.5):
+        time.sleep(wait)
+        out = list(self.seen)
+        self.seen = []
+        while True:
+            try:
+                out.append(self.events.get_nowait())
+            except queue.Empty:
+                return out
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def c_client(build, tmp):
+    """The C client compiled against simplex.h and the built library, as scripts/check-libsimplex compiles it."""
+    out = os.path.join(tmp, "abi_client")
+    subprocess.run(["cc", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-pthread",
+                    "-I", os.path.join(ROOT, "Sources", "CLibSimplex"), C_CLIENT, "-o", out, "-L", build, "-lsimplex",
+                    f"-Wl,-rpath,{build}"], check=True)
+    return out
+
+
 def typed(kind):
     return lambda e: (e.get("result") or {}).get("type") == kind
 
@@ -131,7 +199,8 @@ def rtype(envelope):
 
 
 def started(lib, folder, name):
-    core = Core(lib, os.path.join(folder, name))
+    """`lib` opens a core on a prefix: the ctypes `Library`, or the C client's path."""
+    core = CCore(lib, os.path.join(folder, name)) if isinstance(lib, str) else Core(lib, os.path.join(folder, name))
     core.cmd(f"/create user {name}")
     r = core.cmd("/_start")
     check(f"{name}: the chat starts", rtype(r) == "chatStarted", r)
@@ -244,7 +313,7 @@ def as_host(lib, tmp):
     lib_host.close()
 
 
-def host_of_our_controller(lib, tmp, binary):
+def host_of_our_controller(lib, tmp, binary, label="host of simplex-host controller"):
     """The library as the host of `simplex-host controller --json`: our own two roles, across the C ABI."""
     lib_host, _ = started(lib, tmp, "phone2")
     ctrl = Proc([binary, "controller", "--json", "--data", os.path.join(tmp, "our-controller"),
@@ -253,25 +322,25 @@ def host_of_our_controller(lib, tmp, binary):
     r = ctrl.wait(lambda m: m.get("corrId") == "s")
     invitation = ((r or {}).get("resp") or {}).get("invitation", "")
     r = lib_host.cmd("/connect remote ctrl " + invitation)
-    check("host of simplex-host controller: remoteCtrlConnecting", rtype(r) == "remoteCtrlConnecting", r)
+    check(f"{label}: remoteCtrlConnecting", rtype(r) == "remoteCtrlConnecting", r)
     ev = lib_host.event(typed("remoteCtrlSessionCode"))
     theirs = ctrl.wait(lambda m: (m.get("resp") or {}).get("type") == "remoteHostSessionCode")
     code = (ev or {}).get("result", {}).get("sessionCode")
-    check("host of simplex-host controller: the same session code",
+    check(f"{label}: the same session code",
           code and code == ((theirs or {}).get("resp") or {}).get("sessionCode"), (ev, theirs))
     r = lib_host.cmd(f"/verify remote ctrl {code}")
-    check("host of simplex-host controller: remoteCtrlConnected", rtype(r) == "remoteCtrlConnected", r)
+    check(f"{label}: remoteCtrlConnected", rtype(r) == "remoteCtrlConnected", r)
     conn = ctrl.wait(lambda m: (m.get("resp") or {}).get("type") == "remoteHostConnected")
-    check("host of simplex-host controller: the controller is connected", conn is not None, conn)
+    check(f"{label}: the controller is connected", conn is not None, conn)
     ctrl.send({"corrId": "u", "cmd": "/users"})
     r = ctrl.wait(lambda m: m.get("corrId") == "u")
     users = ((r or {}).get("resp") or {}).get("users") or []
-    check("host of simplex-host controller: the controller's /users runs on the library's core",
+    check(f"{label}: the controller's /users runs on the library's core",
           r and r.get("remoteHostId") == 1 and [u["user"]["profile"]["displayName"] for u in users] == ["phone2"], r)
     ctrl.send({"corrId": "t", "cmd": "/stop remote host 1"})
     ctrl.wait(lambda m: m.get("corrId") == "t")
     stopped = lib_host.event(typed("remoteCtrlStopped"))
-    check("host of simplex-host controller: its stop is remoteCtrlStopped on chat_recv_msg_wait", stopped is not None,
+    check(f"{label}: its stop is remoteCtrlStopped on chat_recv_msg_wait", stopped is not None,
           stopped)
     ctrl.close()
     lib_host.close()
@@ -315,7 +384,7 @@ def with_stub(lib_ctrl, tmp, stub_files):
     host.close()
 
 
-def with_our_host(lib_ctrl, tmp, binary):
+def with_our_host(lib_ctrl, tmp, binary, hosts_before=("Stub Phone",)):
     host_data = os.path.join(tmp, "host")
     host = Proc([binary, "--json", "--data", host_data, "--device-name", "e2e-host"])
     for i, cmd in enumerate(["/create user host", "/_start"]):
@@ -390,7 +459,7 @@ def with_our_host(lib_ctrl, tmp, binary):
     check("controller: the library's stop reaches simplex-host", stopped is not None, stopped)
     r = lib_ctrl.cmd("/list remote hosts")
     check("controller: /list remote hosts lists both hosts, none connected",
-          [h.get("hostDeviceName") for h in r.get("result", {}).get("remoteHosts", [])] == ["Stub Phone", "e2e-host"]
+          [h.get("hostDeviceName") for h in r.get("result", {}).get("remoteHosts", [])] == [*hosts_before, "e2e-host"]
           and all("sessionState" not in h for h in r["result"]["remoteHosts"]), r)
     host.close()
 
@@ -411,6 +480,13 @@ def main():
         with_stub(lib_ctrl, tmp, stub_files)
         with_our_host(lib_ctrl, tmp, os.path.join(build, "simplex-host"))
         lib_ctrl.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        driver = c_client(build, tmp)
+        host_of_our_controller(driver, tmp, os.path.join(build, "simplex-host"),
+                               label="C client, host of simplex-host controller")
+        c_ctrl, _ = started(driver, tmp, "c-desk")
+        with_our_host(c_ctrl, tmp, os.path.join(build, "simplex-host"), hosts_before=())
+        c_ctrl.close()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
