@@ -78,7 +78,26 @@ class Library:
             self.libc.free(pointer)
 
 
-class Core:
+class Events:
+    """A core's events in order: `events` is filled by a thread, `seen` keeps those passed over for later."""
+
+    def event(self, match, timeout=20):
+        """The first event (in order) that `match` accepts, waiting up to `timeout` s; the others stay for later."""
+        return first_match(self.seen, self.events, match, timeout)
+
+    def drained(self, wait=0.5):
+        """Every event that came, and comes within `wait` s."""
+        time.sleep(wait)
+        out = list(self.seen)
+        self.seen = []
+        while True:
+            try:
+                out.append(self.events.get_nowait())
+            except queue.Empty:
+                return out
+
+
+class Core(Events):
     """One `chat_ctrl`, its events collected in order by a thread of its own that polls `chat_recv_msg_wait`."""
 
     def __init__(self, lib, prefix):
@@ -108,23 +127,9 @@ class Core:
     def remote(self, host_id, line):
         return json.loads(self.lib.take(self.lib.c.chat_send_remote_cmd(self.ctrl, host_id, line.encode())))
 
-    def event(self, match, timeout=20):
-        """The first event (in order) that `match` accepts, waiting up to `timeout` s; the others stay for later."""
-        return first_match(self.seen, self.events, match, timeout)
-
-    def drained(self, wait=0.5):
-        """Every event that came, and comes within `wait` s."""
-        time.sleep(wait)
-        out = list(self.seen)
-        self.seen = []
-        while True:
-            try:
-                out.append(self.events.get_nowait())
-            except queue.Empty:
-                return out
 
 
-class CCore:
+class CCore(Events):
     """The same interface as `Core`, served by the C client's `lines` mode in a process of its own: each command a
     line in, each answer an `A` line out, each event from `chat_recv_msg_wait` an `E` line out."""
 
@@ -156,19 +161,6 @@ class CCore:
     def remote(self, host_id, line):
         self.p.stdin.write(f"remote {host_id} {line}\n")
         return self._answer()
-
-    def event(self, match, timeout=20):
-        return first_match(self.seen, self.events, match, timeout)
-
-    def drained(self, wait=0.5):
-        time.sleep(wait)
-        out = list(self.seen)
-        self.seen = []
-        while True:
-            try:
-                out.append(self.events.get_nowait())
-            except queue.Empty:
-                return out
 
     def close(self):
         self.p.stdin.close()
