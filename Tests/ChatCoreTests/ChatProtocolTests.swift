@@ -221,7 +221,7 @@ final class ChatProtocolTests: XCTestCase {
 
     // MARK: Sending
 
-    private func text(_ n: Int, _ i: Int = 0) -> ChatMessage {
+    func text(_ n: Int, _ i: Int = 0) -> ChatMessage {
         ChatMessage(
             msgId: SharedMsgId(random: Array(repeating: UInt8(i & 0xFF), count: 12)),
             event: .msgNew(MsgContainer(content: .text(String(repeating: "a", count: n)))))
@@ -378,5 +378,27 @@ final class ChatProtocolTests: XCTestCase {
         XCTAssertEqual(theirs.count, 1)
         let read = try MessageBody.parse(hex(theirs[0])).map { try $0.get() }
         XCTAssertEqual(read, [big, small, text(20, 3), small])
+    }
+}
+
+extension ChatProtocolTests {
+    func testThePeersRangeDecidesWhatWeSend() throws {
+        let messages = (0..<2).map { text(10, $0) }
+        XCTAssertEqual(try MessageBody.bodies(messages, peer: ChatVersionRange(minVersion: 1, maxVersion: 16)).bodies.count, 1)
+        XCTAssertEqual(try MessageBody.bodies(messages, peer: ChatVersionRange(minVersion: 1, maxVersion: 8)).bodies.count, 2)
+        let far = ChatVersionRange(minVersion: 12, maxVersion: 20)
+        XCTAssertEqual(
+            thrown { try MessageBody.bodies(messages, peer: far) } as? ChatProtocolError, .incompatibleVersion(peer: far))
+    }
+
+    func testReceiptsAndProbes() throws {
+        XCTAssertTrue(MessageBody.wantsReceipt(MessageBody.parse(Array(ChatVectors.jsonArrayBatch.utf8))))
+        XCTAssertFalse(MessageBody.wantsReceipt(MessageBody.parse(Array(#"{"v":"1","event":"x.ok","params":{}}"#.utf8))))
+        let probe = WireBytes.newProbe(random: Array(repeating: 7, count: 32))
+        XCTAssertEqual(probe.bytes.count, 44)
+        XCTAssertEqual(probe.jsonText.count, 60)
+        XCTAssertEqual(probe.probeHash.bytes.count, 32)
+        let check = ChatMessage(event: .infoProbeCheck(probe.probeHash))
+        XCTAssertEqual(try MessageBody.parse(check.encoded).first?.get(), check)
     }
 }

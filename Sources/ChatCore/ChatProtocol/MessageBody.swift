@@ -191,6 +191,25 @@ public enum MessageBody {
         return (bodies, failures)
     }
 
+    /// The bodies for a peer that advertised `peer`: what we send is decided by the version both speak.
+    public static func bodies(_ messages: [ChatMessage], peer: ChatVersionRange, pqEncrypted: Bool = false)
+        throws(ChatProtocolError) -> (bodies: [Outgoing], failures: [(index: Int, error: ChatProtocolError)])
+    {
+        guard let version = ChatVersionRange.advertised.agreedVersion(with: peer) else {
+            throw .incompatibleVersion(peer: peer)
+        }
+        return bodies(messages, peerVersion: version, pqEncrypted: pqEncrypted)
+    }
+
+    /// Whether a received body asks for a delivery receipt (smp.md §6.6): it carries an event that has one. The
+    /// contact's receipt setting is the caller's to apply.
+    public static func wantsReceipt(_ messages: [Result<ChatMessage, ChatProtocolError>]) -> Bool {
+        messages.contains { result in
+            if case .success(let m) = result { return ChatMsgEvent.hasDeliveryReceipt(m.event.tag) }
+            return false
+        }
+    }
+
     /// `"X" ‖ 01 ‖ item` with the body as the one item (`compressedBatchMsgBody_`): short bodies pass through, the
     /// rest as a zstd frame of level 3 that declares its size.
     public static func compressed(_ body: [UInt8]) throws(ChatProtocolError) -> [UInt8] {

@@ -1,3 +1,4 @@
+internal import SimplexCrypto
 internal import SimplexEncoding
 
 /// Opaque bytes of the chat protocol that travel as padded base64url text like the random ids: probes, probe
@@ -5,6 +6,12 @@ internal import SimplexEncoding
 public struct WireBytes: EncodedRandomId {
     public let bytes: [UInt8]
     public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A new probe for contact merging: like the random ids, the standard-base64 text of random bytes, here 32.
+    public static func newProbe(random: [UInt8]) -> WireBytes { WireBytes(random: random) }
+
+    /// What `x.info.probe.check` carries for this probe: SHA-256 of its bytes.
+    public var probeHash: WireBytes { WireBytes(bytes: Digest.sha256(bytes)) }
 }
 
 extension EncodedRandomId {
