@@ -402,3 +402,23 @@ extension ChatProtocolTests {
         XCTAssertEqual(try MessageBody.parse(check.encoded).first?.get(), check)
     }
 }
+
+extension ChatProtocolTests {
+    /// As the reference's alternatives read it: a bad quote or forward mark leaves a plain message, bad content
+    /// refuses it.
+    func testContainerFallbacks() throws {
+        func kind(_ params: String) throws -> MsgContainer.Kind {
+            let m = try XCTUnwrap(
+                MessageBody.parse(Array((#"{"v":"1","event":"x.msg.new","params":"# + params + "}").utf8)).first
+            ).get()
+            guard case .msgNew(let c) = m.event else { throw PeerFailure("not x.msg.new") }
+            return c.kind
+        }
+        let content = #""content":{"type":"text","text":"hi"}"#
+        XCTAssertEqual(try kind("{" + content + #","quote":{"msgRef":7}}"#), .simple)
+        XCTAssertEqual(try kind("{" + content + #","forward":"yes"}"#), .simple)
+        XCTAssertEqual(try kind("{" + content + #","forward":false}"#), .simple)
+        XCTAssertEqual(try kind("{" + content + #","forward":{"groupLink":"x"}}"#), .forward)
+        XCTAssertThrowsError(try kind(#"{"content":{"type":"text"},"forward":true}"#))
+    }
+}

@@ -185,17 +185,15 @@ public struct MsgContainer: Hashable, Sendable {
 
     init(_ p: JSONInput) throws(ChatError) {
         content = try MsgContent(p.required("content"))
-        if let q = try p.member("quote") {
-            kind = .quote(try QuotedMsg(q))
-        } else if let f = try p.member("forward") {
-            // Older senders wrote an object here; any object or `true` marks a forward.
-            switch f.value {
-            case .bool(let b): kind = b ? .forward : .simple
-            case .object: kind = .forward
-            default: throw f.fail("invalid forward field")
-            }
+        // The reference tries a quote, then a forward, then a plain message (`<|>`): a quote it cannot read, or a
+        // `forward` that is neither a Bool nor an object, leaves a plain message rather than a refusal.
+        if let q = try p.member("quote"), let quote = try? QuotedMsg(q) {
+            kind = .quote(quote)
         } else {
-            kind = .simple
+            switch try p.member("forward")?.value {
+            case .bool(true)?, .object?: kind = .forward
+            default: kind = .simple
+            }
         }
         file = try p.member("file")?.object().value
         ttl = try p.optionalInteger("ttl")
