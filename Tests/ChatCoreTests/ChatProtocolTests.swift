@@ -245,7 +245,8 @@ final class ChatProtocolTests: XCTestCase {
         XCTAssertGreaterThan(size, 16_000)
         XCTAssertEqual(bodies.flatMap(\.messages), [0, 1, 2, 3, 4, 5, 7])
         for body in bodies { XCTAssertLessThanOrEqual(body.bytes.count, MessageBody.maxEncodedMsgLength) }
-        XCTAssertEqual(bodies.map(\.messages), [[0, 1, 2], [3, 4, 5, 7]])
+        // No array spans the refused message; the last ones fill an array first.
+        XCTAssertEqual(bodies.map(\.messages), [[0, 1, 2], [3, 4, 5], [7]])
         let read = try bodies.flatMap { try MessageBody.parse($0.bytes).map { try $0.get() } }
         XCTAssertEqual(read, [0, 1, 2, 3, 4, 5, 7].map { messages[$0] })
     }
@@ -420,5 +421,28 @@ extension ChatProtocolTests {
         XCTAssertEqual(try kind("{" + content + #","forward":false}"#), .simple)
         XCTAssertEqual(try kind("{" + content + #","forward":{"groupLink":"x"}}"#), .forward)
         XCTAssertThrowsError(try kind(#"{"content":{"type":"text"},"forward":true}"#))
+    }
+}
+
+extension ChatProtocolTests {
+    /// `batchMessages` folds from the right: the tail fills whole arrays, the head takes the remainder.
+    func testBatchesFillFromTheEnd() {
+        let messages = (0..<4).map { text(5_000, $0) }
+        XCTAssertEqual(MessageBody.bodies(messages, peerVersion: 9).bodies.map(\.messages), [[0], [1, 2, 3]])
+    }
+
+    /// Random text compresses little: conn info still above the threshold after compression is refused, as the
+    /// reference refuses it ("large compressed info"). (A message body within its limit always compresses under
+    /// its threshold, so the same guard on messages cannot be reached with valid JSON.)
+    func testIncompressibleLargeConnInfoIsRefusedOnPostQuantumConnections() throws {
+        var rng = SeededGenerator(seed: 3)
+        let printable = (0x23...0x7E).filter { $0 != 0x5C }.map(UInt8.init)
+        let noise = String(decoding: (0..<14_500).map { _ in printable.randomElement(using: &rng) ?? 0x41 }, as: UTF8.self)
+        let info = ChatMessage(event: .info(Profile(displayName: "alice", fullName: noise)))
+        XCTAssertEqual(try MessageBody.connInfo(info, pqEncrypted: false).first, UInt8(ascii: "{"))
+        guard
+            case .tooLarge(_, MessageBody.maxCompressedInfoLength)? = thrown({ try MessageBody.connInfo(info, pqEncrypted: true) }
+            ) as? ChatProtocolError
+        else { return XCTFail() }
     }
 }

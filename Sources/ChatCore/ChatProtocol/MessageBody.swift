@@ -124,10 +124,16 @@ public enum MessageBody {
     }
 
     /// The conn info of a confirmation or request (`x.info`, `x.contact`, `x.ok`), compressed when large and the
-    /// connection is post-quantum, which only chat version 8 and later can be.
+    /// connection is post-quantum, which only chat version 8 and later can be (`encodeConnInfoPQ`); refused if
+    /// still too long compressed.
     public static func connInfo(_ message: ChatMessage, pqEncrypted: Bool) throws(ChatProtocolError) -> [UInt8] {
         let body = try encode(message, limit: maxEncodedInfoLength)
-        return pqEncrypted && body.count > maxCompressedInfoLength ? try compressed(body) : body
+        guard pqEncrypted && body.count > maxCompressedInfoLength else { return body }
+        let packed = try compressed(body)
+        guard packed.count <= maxCompressedInfoLength else {
+            throw .tooLarge(size: packed.count, limit: maxCompressedInfoLength)
+        }
+        return packed
     }
 
     /// One body sent: its bytes and which of the messages given it carries.
@@ -136,59 +142,81 @@ public enum MessageBody {
         public let messages: [Int]
     }
 
-    /// Messages to one peer as bodies, in order (`batchSndMessagesJSON`): with chat version 9 or later as many
-    /// as fit in one JSON array of at most `maxEncodedMsgLength`, else one per body. A body goes compressed only
-    /// on a post-quantum connection (chat version 8 or later) and above `maxCompressedMsgLength`. A message that is
-    /// too large alone is returned as a failure at its index, and the others still go.
+    /// Messages to one peer as bodies, in order (`batchSndMessagesJSON`, `deliverMessagesB`): with chat version 9 or
+    /// later as many as fit in one JSON array of at most `maxEncodedMsgLength`, else one per body; one message alone
+    /// is sent as itself. As the reference folds from the right, the last messages fill whole arrays and the first
+    /// body takes what is left. A message too large alone fails at its index and no array spans it. A body goes
+    /// compressed only on a post-quantum connection (chat version 8 or later) above `maxCompressedMsgLength`, and
+    /// fails for all its messages if it is still longer after compression.
     public static func bodies(_ messages: [ChatMessage], peerVersion: Int64, pqEncrypted: Bool = false)
         -> (bodies: [Outgoing], failures: [(index: Int, error: ChatProtocolError)])
     {
         let compress = pqEncrypted && peerVersion >= ChatVersion.compression
+        let batching = peerVersion >= ChatVersion.directBatches
+        // Built back to front, as `foldr` builds them.
+        var groups: [BatchGroup] = []
+        var batch: [(index: Int, bytes: [UInt8])] = []
+        var length = 0
+
+        func close() {
+            if !batch.isEmpty { groups.append(.batch(batch.reversed())) }
+            batch = []
+            length = 0
+        }
+
+        for (index, message) in messages.enumerated().reversed() {
+            let encoded = message.encoded
+            // Brackets and a comma for each element added to a batch that has one.
+            let batchLength = batch.isEmpty ? encoded.count : length + 1 + encoded.count + 2
+            if batching && batchLength <= maxEncodedMsgLength {
+                length = batch.isEmpty ? encoded.count : length + 1 + encoded.count
+                batch.append((index, encoded))
+            } else if encoded.count <= maxEncodedMsgLength {
+                close()
+                batch = [(index, encoded)]
+                length = encoded.count
+            } else {
+                close()
+                groups.append(.refused(index, .tooLarge(size: encoded.count, limit: maxEncodedMsgLength)))
+            }
+        }
+        close()
+
         var bodies: [Outgoing] = []
         var failures: [(index: Int, error: ChatProtocolError)] = []
-        var pending: [(index: Int, bytes: [UInt8])] = []
-        var pendingSize = 1
-
-        func finish() {
-            guard !pending.isEmpty else { return }
-            var bytes: [UInt8]
-            if pending.count == 1 {
-                bytes = pending[0].bytes
-            } else {
-                bytes = [UInt8(ascii: "[")]
-                for (i, p) in pending.enumerated() {
-                    if i > 0 { bytes.append(UInt8(ascii: ",")) }
-                    bytes += p.bytes
+        for group in groups.reversed() {
+            switch group {
+            case .refused(let index, let error): failures.append((index, error))
+            case .batch(let items):
+                var bytes: [UInt8]
+                if items.count == 1 {
+                    bytes = items[0].bytes
+                } else {
+                    bytes = [UInt8(ascii: "[")]
+                    for (i, item) in items.enumerated() {
+                        if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                        bytes += item.bytes
+                    }
+                    bytes.append(UInt8(ascii: "]"))
                 }
-                bytes.append(UInt8(ascii: "]"))
+                if compress && bytes.count > maxCompressedMsgLength {
+                    let packed = (try? compressed(bytes)) ?? bytes
+                    guard packed.count <= maxCompressedMsgLength else {
+                        let error = ChatProtocolError.tooLarge(size: packed.count, limit: maxCompressedMsgLength)
+                        failures += items.map { ($0.index, error) }
+                        continue
+                    }
+                    bytes = packed
+                }
+                bodies.append(Outgoing(bytes: bytes, messages: items.map(\.index)))
             }
-            // Within maxEncodedMsgLength a body always compresses into one item.
-            if compress && bytes.count > maxCompressedMsgLength, let c = try? compressed(bytes) { bytes = c }
-            bodies.append(Outgoing(bytes: bytes, messages: pending.map(\.index)))
-            pending = []
-            pendingSize = 1
         }
-
-        for (index, message) in messages.enumerated() {
-            let encoded: [UInt8]
-            do {
-                encoded = try encode(message)
-            } catch {
-                failures.append((index, error))
-                continue
-            }
-            guard peerVersion >= ChatVersion.directBatches else {
-                pending = [(index, encoded)]
-                finish()
-                continue
-            }
-            // The brackets and one comma per element beyond the first.
-            if !pending.isEmpty && pendingSize + 1 + encoded.count + 1 > maxEncodedMsgLength { finish() }
-            pendingSize += encoded.count + (pending.isEmpty ? 0 : 1)
-            pending.append((index, encoded))
-        }
-        finish()
         return (bodies, failures)
+    }
+
+    private enum BatchGroup {
+        case batch([(index: Int, bytes: [UInt8])])
+        case refused(Int, ChatProtocolError)
     }
 
     /// The bodies for a peer that advertised `peer`: what we send is decided by the version both speak.
