@@ -58,3 +58,21 @@ final class ContactPreferencesTests: XCTestCase {
         XCTAssertEqual(incognito.features["timedMessages"]?.userPreference.ttl, nil)
     }
 }
+
+extension ContactPreferencesTests {
+    /// What the real client puts in its `x.info` by default (smp.md §9.5): every feature, and `commands: []`.
+    func testPreferencesSentToAContact() throws {
+        let defaults = Preferences.toSend(user: nil, forContact: nil, incognito: false)
+        XCTAssertEqual(
+            defaults.json.keysSorted.rendered,
+            #"{"calls":{"allow":"yes"},"commands":[],"files":{"allow":"always"},"fullDelete":{"allow":"no"},"reactions":{"allow":"yes"},"sessions":{"allow":"no"},"timedMessages":{"allow":"yes"},"voice":{"allow":"yes"}}"#
+        )
+        let user = try prefs(#"{"voice":{"allow":"no"},"calls":{"allow":"always"}}"#)
+        let forContact = try prefs(#"{"calls":{"allow":"no"}}"#)
+        let sent = Preferences.toSend(user: user, forContact: forContact, incognito: false)
+        XCTAssertEqual(sent.features["voice"]?.allow, FeatureAllowed.no)
+        XCTAssertEqual(sent.features["calls"]?.allow, FeatureAllowed.no)
+        let incognito = Preferences.toSend(user: user, forContact: nil, incognito: true)
+        XCTAssertEqual(incognito.features["voice"]?.allow, .yes)
+    }
+}

@@ -90,3 +90,19 @@ public struct ContactUserPreferences: Hashable, Sendable {
         .object(ChatFeature.allCases.compactMap { f in features[f.rawValue].map { JSONField(f.rawValue, $0.json) } })
     }
 }
+
+extension Preferences {
+    /// The preferences a profile carries to a contact (`userProfileToSend`): every feature present, each the one set
+    /// for this contact, else the user's (not applied to an incognito connection), else the default; the bot
+    /// commands always present.
+    public static func toSend(user: Preferences?, forContact: Preferences?, incognito: Bool) -> Preferences {
+        var sent = Preferences()
+        for feature in ChatFeature.allCases {
+            let name = feature.rawValue
+            sent.features[name] =
+                forContact?.features[name] ?? (incognito ? nil : user?.features[name]) ?? feature.defaultPreference
+        }
+        sent.commands = (incognito ? nil : user?.commands) ?? []
+        return sent
+    }
+}
