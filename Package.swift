@@ -116,7 +116,7 @@ let package = Package(
             name: "ChatCore",
             dependencies: [
                 "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "SimplexCrypto", "SimplexMarkdown", "SMP",
-                "SMPClient", "SimplexNet", "SimplexTLS",
+                "SMPClient", "SimplexNet", "SimplexTLS", "SimplexZstd",
             ],
             swiftSettings: strictSwift),
 
