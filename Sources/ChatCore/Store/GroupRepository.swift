@@ -166,7 +166,7 @@ struct GroupRepository {
 
     /// A local display name for `base` that none of the user's contacts, groups or members has: `base`, else
     /// `base_1`, `base_2`, … (the core's `withLocalDisplayName`).
-    private func freeLocalDisplayName(_ base: String, userId: Int64, except groupId: Int64? = nil) throws(ChatError)
+    func freeLocalDisplayName(_ base: String, userId: Int64, except groupId: Int64? = nil) throws(ChatError)
         -> String
     {
         var suffix = 0
