@@ -237,6 +237,10 @@ final class ContactRepositoryTests: XCTestCase {
         XCTAssertEqual(again.profile.profile.displayName, "franky")
         XCTAssertEqual(again.updatedAt, t1)
         let other = try repo.createContactRequest(user: user, request("r3", x: nil, name: "gina"), at: t1)
+        // Names are free among requests too.
+        let twin = try repo.createContactRequest(user: user, request("r4", x: nil, name: "gina"), at: t1)
+        XCTAssertEqual(twin.localDisplayName, "gina_1")
+        _ = try repo.rejectContactRequest(userId: user.userId, requestId: twin.contactRequestId)
         XCTAssertEqual(
             try repo.contactRequests(userId: user.userId).map(\.contactRequestId),
             [first.contactRequestId, other.contactRequestId])
@@ -245,6 +249,7 @@ final class ContactRepositoryTests: XCTestCase {
             user: user, requestId: first.contactRequestId, agentConnId: AgentConnId(bytes: Array("acc".utf8)),
             chatVersion: 16, incognitoProfile: nil, mergedPreferences: merged, at: t1)
         XCTAssertEqual(contact.profile.profile.displayName, "franky")
+        XCTAssertEqual(contact.localDisplayName, "frank")
         XCTAssertEqual(contact.activeConn?.connStatus, .accepted)
         XCTAssertEqual(contact.activeConn?.viaUserContactLink, address.userContactLinkId)
         XCTAssertEqual(contact.activeConn?.xContactId, XContactId(bytes: Array("x1".utf8)))

@@ -726,8 +726,10 @@ struct ContactRepository {
     ) throws(ChatError) -> Contact {
         try write { () throws(ChatError) in
             let request = try requireContactRequest(userId: user.userId, requestId: requestId)
+            // First, so that the contact can take the request's local display name.
+            try run("DELETE FROM contact_requests WHERE contact_request_id = ?", [.integer(requestId)])
             let contactId = try insertContact(
-                user: user, profileId: request.profileId, displayName: request.profile.profile.displayName,
+                user: user, profileId: request.profileId, displayName: request.localDisplayName,
                 mergedPreferences: mergedPreferences, contactUsed: false, at: ts)
             let incognitoId = try incognitoProfile.map { (p) throws(ChatError) in
                 try chat.insertProfile(p, userId: user.userId, at: ts)
@@ -753,7 +755,6 @@ struct ContactRepository {
                 if error.isConstraint { throw .errorStore(.internalError("duplicate agent connection id")) }
                 throw .database(error)
             }
-            try run("DELETE FROM contact_requests WHERE contact_request_id = ?", [.integer(requestId)])
             return try requireContact(userId: user.userId, contactId: contactId)
         }
     }
