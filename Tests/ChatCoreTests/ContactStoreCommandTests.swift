@@ -43,6 +43,12 @@ final class ContactStoreCommandTests: XCTestCase {
         let human = await h.result("/contacts", "contactsList")
         XCTAssertEqual(human["contacts"], list["contacts"])
 
+        // Human forms find the contact by its local display name and go on as the API form with its id (which
+        // `/_info @` does not serve yet).
+        let info = await h.send("/info @bob")
+        let byId = await h.send("/_info @\(contact.contactId)")
+        XCTAssertEqual(info, byId)
+        await h.storeError("/info @carol", "contactNotFoundByName")
         let renamed = await h.result("/_set alias @\(contact.contactId) Bobby", "contactAliasUpdated")
         XCTAssertEqual(renamed["toContact"]?["profile"]?["localAlias"]?.stringValue, "Bobby")
         XCTAssertEqual(renamed["user"]?["userId"]?.integerValue, 1)

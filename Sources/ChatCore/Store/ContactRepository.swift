@@ -652,6 +652,14 @@ struct ContactRepository {
         }
     }
 
+    /// The id of the user's request with this local display name (how human commands name requests).
+    func contactRequestId(userId: Int64, localDisplayName name: String) throws(ChatError) -> Int64? {
+        try query(
+            "SELECT contact_request_id FROM contact_requests WHERE user_id = ? AND local_display_name = ?",
+            [.integer(userId), .text(name)]
+        ).first?.first?.integer
+    }
+
     /// What an `x.contact` through the address brought.
     struct NewContactRequest {
         var agentInvitationId: AgentInvId
