@@ -33,6 +33,11 @@ final class ContactStoreCommandTests: XCTestCase {
         return (contact, second)
     }
 
+    private func firstContact(_ list: CanonicalJSON) -> CanonicalJSON? {
+        if case .array(let contacts) = list["contacts"] { return contacts.first }
+        return nil
+    }
+
     func testContactsAreListedAndRenamedFromTheStore() async throws {
         let h = try EngineHarness()
         await h.startWithUser("alice")
@@ -55,6 +60,19 @@ final class ContactStoreCommandTests: XCTestCase {
         let cleared = await h.result("/_set alias @\(contact.contactId)", "contactAliasUpdated")
         XCTAssertEqual(cleared["toContact"]?["profile"]?["localAlias"]?.stringValue, "")
         await h.storeError("/_set alias @99 x", "contactNotFound")
+
+        await h.result(#"/_set custom @\#(contact.contactId) {"z":[1],"a":null}"#, "cmdOk")
+        await h.result(#"/_settings @\#(contact.contactId) {"enableNtfs":"mentions","favorite":true}"#, "cmdOk")
+        let listed = await h.result("/_contacts 1", "contactsList")
+        XCTAssertEqual(
+            firstContact(listed)?["customData"], try CanonicalJSON.parse(#"{"a":null,"z":[1]}"#))
+        XCTAssertEqual(
+            firstContact(listed)?["chatSettings"],
+            try CanonicalJSON.parse(#"{"enableNtfs":"mentions","favorite":true}"#))
+        await h.result("/_set custom @\(contact.contactId)", "cmdOk")
+        let noData = await h.result("/_contacts 1", "contactsList")
+        XCTAssertNil(firstContact(noData)?["customData"])
+        await h.storeError(#"/_settings @99 {"enableNtfs":"all"}"#, "contactNotFound")
 
         let work = await h.result("/_set alias :\(pending.pccConnId) work", "connectionAliasUpdated")
         XCTAssertEqual(work["toConnection"]?["localAlias"]?.stringValue, "work")

@@ -39,9 +39,10 @@ extension ChatController {
 
     /// `/_set custom @<contactId>[ <json(object)>]`: the JSON must be an object, as for groups.
     func setContactCustomData(_ a: ChatCommand.APISetContactCustomData) throws(ChatError) -> ChatResponse {
-        _ = try requireStartedUser()
-        if let data = a.customData { _ = try JSONInput(parsing: data).object() }
-        return try noContact(a.contactId)
+        let user = try requireStartedUser()
+        let data = try a.customData.map { (d) throws(ChatError) in try JSONInput(parsing: d).object().value }
+        _ = try contactStore.setCustomData(userId: user.userId, contactId: a.contactId, data, at: now)
+        return .cmdOk(user: user)
     }
 
     /// `/_set contact user @<contactId> <newUserId>`: a prepared contact would be found first, and there is none.
