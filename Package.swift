@@ -215,7 +215,7 @@ let package = Package(
                 "ChatCore", "ChatModel", "ChatStore", "SimplexArchive", "SimplexEncoding", "TestSupport", "SMP", "SMPClient",
                 "SimplexNet", "SimplexTLS", "SimplexCrypto",
             ],
-            swiftSettings: strictSwift),
+            resources: [.copy("Fixtures/contacts")], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexABITests", dependencies: ["SimplexABI", "TestSupport"], resources: [.copy("Fixtures")],
             swiftSettings: strictSwift),

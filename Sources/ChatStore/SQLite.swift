@@ -179,6 +179,9 @@ public final class SQLiteDatabase {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Whether a transaction is open, so that an operation that is one transaction can also run inside a larger one.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try requireOpen()
         var s: OpaquePointer?

@@ -18,6 +18,13 @@ CORRECTIONS: list[dict[str, object]] = [
                    'textEncode FPSMP = "smp", FPXFTP = "xftp", FPLocal = "local"',
     },
     {
+        "alias": "ConnectionMode",
+        "annotation": 'Literal["inv", "con"]',
+        "package_says": 'Literal["INV", "CON"]',
+        "encoder": "simplexmq src/Simplex/Messaging/Agent/Protocol.hs: instance ToJSON ConnectionMode where "
+                   "toJSON = J'.String . T.toLower . decodeLatin1 . strEncode (the parser upper-cases first)",
+    },
+    {
         "field": ("User", "agentUserId"),
         "annotation": "str",
         "package_says": "int  # int64",

@@ -1,5 +1,5 @@
 // Per-chat settings, TTL and themes, chat-api.md §4.10 and §4.13. They apply to contacts and groups without a support
-// scope; the embedded core has no contacts, so a contact is the store's `contactNotFound`.
+// scope; contacts have their settings in the contacts store, the other settings only for groups so far.
 internal import ChatModel
 
 extension ChatController {
@@ -7,6 +7,10 @@ extension ChatController {
     func setChatSettings(_ a: ChatCommand.APISetChatSettings) throws(ChatError) -> ChatResponse {
         let user = try requireStartedUser()
         let settings = try ChatSettings(JSONInput(parsing: a.chatSettings))
+        if case .direct(let contactId) = a.chatRef {
+            _ = try contactStore.setChatSettings(userId: user.userId, contactId: contactId, settings, at: now)
+            return .cmdOk(user: user)
+        }
         let info = try chatGroup(a.chatRef, user)
         try store.write { () throws(ChatError) in try groupStore.setChatSettings(settings, groupId: info.groupId) }
         return .cmdOk(user: user)

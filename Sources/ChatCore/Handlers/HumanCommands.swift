@@ -308,15 +308,22 @@ extension ChatController {
         try store.users().first { $0.localDisplayName == name }
     }
 
-    /// A contact of the active user by local display name. The embedded core has no contacts yet, so every name is
-    /// unknown; this is the one place to query the contacts once they are stored.
+    /// A contact of the active user by local display name, deleted contacts aside (the core's `getContactIdByName`).
     private func contactId(named name: String) throws(ChatError) -> Int64 {
-        throw .errorStore(.contactNotFoundByName(contactName: name))
+        let user = try requireUser()
+        guard let id = try contactStore.contactId(userId: user.userId, localDisplayName: name) else {
+            throw .errorStore(.contactNotFoundByName(contactName: name))
+        }
+        return id
     }
 
-    /// A contact request by the requester's local display name; none are stored yet.
+    /// A contact request of the active user by the requester's local display name.
     private func contactRequestId(named name: String) throws(ChatError) -> Int64 {
-        throw .errorStore(.contactRequestNotFoundByName(contactName: name))
+        let user = try requireUser()
+        guard let id = try contactStore.contactRequestId(userId: user.userId, localDisplayName: name) else {
+            throw .errorStore(.contactRequestNotFoundByName(contactName: name))
+        }
+        return id
     }
 
     /// A group of the active user by local display name.

@@ -116,6 +116,7 @@ public struct StoreError: Hashable, Sendable {
 
     static let duplicateName = StoreError(.duplicateName)
     static let userContactLinkNotFound = StoreError(.userContactLinkNotFound)
+    static let duplicateContactLink = StoreError(.duplicateContactLink)
     static func userNotFound(userId: Int64) -> StoreError { StoreError(.userNotFound, ["userId": .integer(userId)]) }
     static func userNotFoundByName(contactName: String) -> StoreError {
         StoreError(.userNotFoundByName, ["contactName": .string(contactName)])

@@ -20,8 +20,9 @@ public enum ChatResponse: Equatable, Sendable {
     case versionInfo(versionInfo: CoreVersionInfo, chatMigrations: [UpMigration], agentMigrations: [UpMigration])
     case agentSubsTotal(user: User, subsTotal: SMPServerSubs, hasSession: Bool)
     case agentServersSummary(user: User, serversSummary: PresentedServersSummary)
-    /// `contacts` are Contact values; the embedded core has no contacts yet.
-    case contactsList(user: User, contacts: [JSONValue])
+    case contactsList(user: User, contacts: [Contact])
+    case contactAliasUpdated(user: User, toContact: Contact)
+    case connectionAliasUpdated(user: User, toConnection: PendingContactConnection)
     /// RcvCallInvitation values; the embedded core has no calls yet.
     case callInvitations(callInvitations: [JSONValue])
     case appSettings(appSettings: AppSettings)
@@ -97,6 +98,8 @@ public enum ChatResponse: Equatable, Sendable {
         case .groupCreated: "groupCreated"
         case .groupUpdated: "groupUpdated"
         case .groupAliasUpdated: "groupAliasUpdated"
+        case .contactAliasUpdated: "contactAliasUpdated"
+        case .connectionAliasUpdated: "connectionAliasUpdated"
         case .groupMembers: "groupMembers"
         case .groupInfo: "groupInfo"
         case .groupMemberInfo: "groupMemberInfo"
@@ -159,7 +162,9 @@ public enum ChatResponse: Equatable, Sendable {
             .tagged(type, ["user": user.json, "subsTotal": subs.json, "hasSession": .bool(hasSession)])
         case .agentServersSummary(let user, let summary):
             .tagged(type, ["user": user.json, "serversSummary": summary.json])
-        case .contactsList(let user, let contacts): .tagged(type, ["user": user.json, "contacts": .array(contacts)])
+        case .contactsList(let user, let contacts): .tagged(type, ["user": user.json, "contacts": .list(contacts)])
+        case .contactAliasUpdated(let user, let to): .tagged(type, ["user": user.json, "toContact": to.json])
+        case .connectionAliasUpdated(let user, let to): .tagged(type, ["user": user.json, "toConnection": to.json])
         case .callInvitations(let invitations): .tagged(type, ["callInvitations": .array(invitations)])
         case .appSettings(let settings): .tagged(type, ["appSettings": settings.json])
         case .groupCreated(let user, let info), .groupInfo(let user, let info), .leftMemberUser(let user, let info):

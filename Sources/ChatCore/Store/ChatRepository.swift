@@ -98,7 +98,7 @@ struct ChatRepository {
         return user
     }
 
-    private func insertProfile(_ p: Profile, userId: Int64, at ts: UTCTime) throws(ChatError) -> Int64 {
+    func insertProfile(_ p: Profile, userId: Int64, at ts: UTCTime) throws(ChatError) -> Int64 {
         try run(
             """
             INSERT INTO contact_profiles (user_id, display_name, full_name, short_descr, description, image, contact_link,
@@ -108,7 +108,7 @@ struct ChatRepository {
         return db.lastInsertRowID
     }
 
-    private static func profileValues(_ p: Profile) -> [SQLValue] {
+    static func profileValues(_ p: Profile) -> [SQLValue] {
         [
             .text(p.displayName), .text(p.fullName), .optional(p.shortDescr), .optional(p.description), .optional(p.image),
             .optional(p.contactLink), .optional(p.preferences?.json.rendered), .optional(p.peerType),
@@ -274,7 +274,7 @@ struct ChatRepository {
         }
     }
 
-    private static func json(_ v: SQLValue) throws(ChatError) -> CanonicalJSON? {
+    static func json(_ v: SQLValue) throws(ChatError) -> CanonicalJSON? {
         guard let text = v.text else { return nil }
         guard let json = try? CanonicalJSON.parse(text) else { throw .errorStore(.internalError("stored JSON")) }
         return json

@@ -164,9 +164,9 @@ struct GroupRepository {
 
     // MARK: Writing groups
 
-    /// A local display name for `base` that none of the user's contacts, groups or members has: `base`, else
+    /// A local display name for `base` that none of the user's contacts, contact requests, groups or members has: `base`, else
     /// `base_1`, `base_2`, … (the core's `withLocalDisplayName`).
-    private func freeLocalDisplayName(_ base: String, userId: Int64, except groupId: Int64? = nil) throws(ChatError)
+    func freeLocalDisplayName(_ base: String, userId: Int64, except groupId: Int64? = nil) throws(ChatError)
         -> String
     {
         var suffix = 0
@@ -178,6 +178,7 @@ struct GroupRepository {
                 UNION ALL SELECT 1 FROM groups WHERE user_id = ?1 AND local_display_name = ?2 AND group_id IS NOT ?3
                 UNION ALL SELECT 1 FROM group_members
                   WHERE user_id = ?1 AND local_display_name = ?2 AND member_profile_id IS NOT NULL
+                UNION ALL SELECT 1 FROM contact_requests WHERE user_id = ?1 AND local_display_name = ?2
                 LIMIT 1
                 """, [.integer(userId), .text(name), groupId.map(SQLValue.integer) ?? .null])
             if taken.isEmpty { return name }
