@@ -1,15 +1,7 @@
-/// Whether a chat feature is on for each side of a contact (`PrefEnabled`).
-public struct PrefEnabled: Hashable, Sendable {
-    public var forUser: Bool
-    public var forContact: Bool
+// The merging of a contact's preferences (`contactUserPreferences`, `prefEnabled`); the values and their JSON are
+// in Model/ContactUserPreferences.swift.
 
-    public init(forUser: Bool, forContact: Bool) {
-        self.forUser = forUser
-        self.forContact = forContact
-    }
-
-    var json: JSONValue { .object([JSONField("forUser", .bool(forUser)), JSONField("forContact", .bool(forContact))]) }
-
+extension PrefEnabled {
     /// The two sides' choices combined (`prefEnabled`). `always` against `no` turns the feature on for the side that
     /// said no, the receiving end, only for asymmetric features; any other `no` turns it off for both.
     init(asymmetric: Bool, user: FeatureAllowed, contact: FeatureAllowed) {
@@ -22,41 +14,9 @@ public struct PrefEnabled: Hashable, Sendable {
     }
 }
 
-/// One feature of a contact as the API shows it (`ContactUserPreference`): the combined state, the user's side and
-/// where it comes from, and the contact's side.
-public struct ContactUserPreference: Hashable, Sendable {
-    public enum Source: String, Hashable, Sendable {
-        /// Set for this contact.
-        case contact
-        /// The user's general preference, or the default.
-        case user
-    }
-
-    public var enabled: PrefEnabled
-    public var userPreferenceSource: Source
-    public var userPreference: ChatPreference
-    public var contactPreference: ChatPreference
-
-    var json: JSONValue {
-        .object([
-            JSONField("enabled", enabled.json),
-            JSONField(
-                "userPreference",
-                .object([
-                    JSONField("type", .string(userPreferenceSource.rawValue)),
-                    JSONField("preference", userPreference.json),
-                ])),
-            JSONField("contactPreference", contactPreference.json),
-        ])
-    }
-}
-
-/// A contact's `mergedPreferences` (`contactUserPreferences`): for every chat feature, the user's preference for
-/// this contact (else the user's general one, else the default) against the contact's (else the default).
-public struct ContactUserPreferences: Hashable, Sendable {
-    /// By feature name, for every feature of `ChatFeature`.
-    public var features: [String: ContactUserPreference]
-
+/// A contact's `mergedPreferences`: for every chat feature, the user's preference for this contact (else the
+/// user's general one, else the default) against the contact's (else the default).
+extension ContactUserPreferences {
     /// - Parameters:
     ///   - user: the user's profile preferences.
     ///   - forContact: what the user set for this contact (`userPreferences`).
@@ -80,15 +40,12 @@ public struct ContactUserPreferences: Hashable, Sendable {
                 userPreference: incognito ? (set ?? feature.defaultPreference) : userPref, contactPreference: contactPref)
         }
         self.features = features
+        // The contact's bot commands, from its profile (a bot's menu in the apps).
+        commands = contact?.commands
     }
 
     /// The feature's state; nil only for a name that is not a chat feature.
     public func enabled(_ featureName: String) -> PrefEnabled? { features[featureName]?.enabled }
-
-    /// In the core's field order of features.
-    public var json: JSONValue {
-        .object(ChatFeature.allCases.compactMap { f in features[f.rawValue].map { JSONField(f.rawValue, $0.json) } })
-    }
 }
 
 extension Preferences {

@@ -63,7 +63,7 @@ public struct ContactUserPreference: Hashable, Sendable {
 /// its value and JSON.
 public struct ContactUserPreferences: Hashable, Sendable, JSONWritable {
     /// By feature name (`ChatFeature.rawValue`); every feature is present.
-    public private(set) var features: [String: ContactUserPreference]
+    public internal(set) var features: [String: ContactUserPreference]
     public var commands: [CanonicalJSON]?
 
     /// A value that must carry every feature; nil when one is missing.
