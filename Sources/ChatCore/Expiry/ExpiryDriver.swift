@@ -56,9 +56,12 @@ final class ExpiryDriver: Sendable {
         }
     }
 
+    /// The user's periodic pass after `delay`. Made under the lock, so that a pass which ends at once and schedules
+    /// the next cannot be outrun by its own handle being stored.
     private func schedule(_ userId: Int64, after delay: Duration, access: @escaping Access) {
-        let task = task(.user(userId: userId), periodic: true, after: delay, access: access)
-        state.withLock { $0.tasks[userId] = task }
+        state.withLock { state in
+            state.tasks[userId] = task(.user(userId: userId), periodic: true, after: delay, access: access)
+        }
     }
 
     /// A pass after `delay`; a periodic one schedules the next when it ends. It ends early when the engine is gone
