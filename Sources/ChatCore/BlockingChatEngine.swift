@@ -15,6 +15,8 @@ public final class BlockingChatEngine: Sendable {
     private let controller: Mutex<ChatController>
     /// The outgoing events.
     public let events: EventQueue
+    /// The chat item expiry's timers and passes, as behind `ChatEngine`.
+    private let expiry: ExpiryDriver
 
     /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db`, sealed with `key` when given, and migrates them
     /// as `confirmation` allows (`chat_migrate_init_key`, §9.2). A wrong key is `errorNotADatabase`.
@@ -24,7 +26,12 @@ public final class BlockingChatEngine: Sendable {
     ) throws(ChatDatabases.OpenError) {
         let databases = try ChatDatabases(prefix: prefix, key: key, confirmation: confirmation)
         events = EventQueue(capacity: configuration.eventQueueCapacity)
+        expiry = ExpiryDriver(configuration: configuration.itemExpiry, events: events)
         controller = Mutex(ChatController(databases: databases, configuration: configuration))
+    }
+
+    deinit {
+        expiry.cancelAll()
     }
 
     /// Runs one command line (`chat_send_cmd`): `{"result": …}` or `{"error": …}`.
@@ -45,12 +52,26 @@ public final class BlockingChatEngine: Sendable {
         case .success(let test?): return EnvelopeJSON(.success(Self.waiting { await test.run() }))
         case .success(nil): break
         }
+        let access = expiryAccess
         return controller.withLock { controller in
-            let (outcome, emitted) = controller.run(command)
+            let (outcome, emitted) = controller.turn(command, expiry: expiry, access: access)
             // The command's state is committed before its events go out; a full queue holds the caller (and the
             // commands behind it) here, as the core's bounded queue holds its producers.
             for event in emitted { events.putBlocking(.result(event.json)) }
             return EnvelopeJSON(outcome)
+        }
+    }
+
+    /// The expiry's hold of the controller: the engine's lock, between two commands. It is waited for on a dispatch
+    /// thread, never one of the task pool's: the command holding the lock may be waiting for a reader on the pool.
+    private var expiryAccess: ExpiryDriver.Access {
+        { [weak self] body in
+            guard let engine = self else { return nil }
+            return await withCheckedContinuation { (done: CheckedContinuation<ExpiryDriver.Step?, Never>) in
+                DispatchQueue.global(qos: .utility).async {
+                    done.resume(returning: engine.controller.withLock { body($0) })
+                }
+            }
         }
     }
 

@@ -55,6 +55,16 @@ final class ChatController {
         return (outcome, pendingEvents)
     }
 
+    /// One command's turn, the same behind both engines: the command, then what it asked of the chat item expiry.
+    /// The engine holds the controller throughout, and sends the events after.
+    func turn(_ command: ChatCommand, expiry: ExpiryDriver, access: @escaping ExpiryDriver.Access) -> (
+        Result<ChatResponse, ChatError>, [ChatEvent]
+    ) {
+        let result = run(command)
+        expiry.afterCommand(self, access: access)
+        return result
+    }
+
     /// Queues an event to go out after the command.
     func emit(_ event: ChatEvent) { pendingEvents.append(event) }
 

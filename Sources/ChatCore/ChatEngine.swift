@@ -33,20 +33,18 @@ public actor ChatEngine {
     let controller: ChatController
     /// The outgoing events.
     public nonisolated let events: EventQueue
-    /// Each user's periodic expiry: waiting for its next pass, or running it.
-    private var expiryTasks: [Int64: Task<Void, Never>] = [:]
-    /// Users whose periodic pass came due while it could not run (chat stopped or suspended, switch off): it runs as
-    /// soon as a command makes it possible, as the core's expiry threads wait for their flag.
-    private var expiryWaiting: Set<Int64> = []
+    /// The chat item expiry's timers and passes.
+    private nonisolated let expiry: ExpiryDriver
 
     /// An engine on already opened and migrated databases.
     public init(databases: sending ChatDatabases, configuration: Configuration = Configuration()) {
         events = EventQueue(capacity: configuration.eventQueueCapacity)
+        expiry = ExpiryDriver(configuration: configuration.itemExpiry, events: events)
         controller = ChatController(databases: databases, configuration: configuration)
     }
 
     deinit {
-        for task in expiryTasks.values { task.cancel() }
+        expiry.cancelAll()
     }
 
     /// Opens (creating) `<prefix>_chat.db` and `<prefix>_agent.db`, sealed with `key` when given, and migrates them
@@ -86,14 +84,22 @@ public actor ChatEngine {
         } catch {
             return .failure(error)
         }
-        let (outcome, emitted) = controller.run(command)
-        applyExpiryRequests()
+        let (outcome, emitted) = controller.turn(command, expiry: expiry, access: expiryAccess)
         // The command's state is committed before its events go out; a full queue holds the caller here, as the
         // core's bounded queue holds its producers.
         for event in emitted {
             await events.put(.result(event.json))
         }
         return outcome
+    }
+
+    /// The expiry's hold of the controller: a turn of the actor, between two commands.
+    private nonisolated var expiryAccess: ExpiryDriver.Access {
+        { [weak self] body in await self?.withController(body) }
+    }
+
+    private func withController(_ body: @Sendable (ChatController) -> ExpiryDriver.Step) -> ExpiryDriver.Step {
+        body(controller)
     }
 
     /// For a remote controller's `getFile` (xrcp.md §11.3): the recorded path (relative to the files folder) of the
@@ -112,74 +118,5 @@ public actor ChatEngine {
     /// The next event envelope, or nil when none came within `waitMicroseconds` (`chat_recv_msg_wait`'s empty string).
     public nonisolated func nextEvent(waitMicroseconds: Int64) async -> [UInt8]? {
         await events.next(waitMicroseconds: waitMicroseconds)?.bytes
-    }
-}
-
-// MARK: Chat item expiry
-
-extension ChatEngine {
-    /// Carries out what the last command asked of the expiry: periodic expiries to start, passes to run now, and passes
-    /// that were waiting for the chat to start or wake up.
-    private func applyExpiryRequests() {
-        let (start, immediate) = controller.expiry.takeRequests()
-        for userId in start {
-            expiryTasks[userId] = expiryTask(.user(userId: userId), periodic: true, after: expiryConfiguration.initialDelay)
-        }
-        for scope in immediate {
-            _ = expiryTask(scope, periodic: false, after: .zero)
-        }
-        for userId in expiryWaiting where controller.expiryAllowed(userId: userId, periodic: true) {
-            expiryWaiting.remove(userId)
-            expiryTasks[userId] = expiryTask(.user(userId: userId), periodic: true, after: .zero)
-        }
-    }
-
-    private var expiryConfiguration: ItemExpiryConfiguration { controller.configuration.itemExpiry }
-
-    /// A pass after `delay`, off the engine: each of its batches is a call of its own, so the commands that came
-    /// meanwhile are served between two batches. The task holds the engine only during a call.
-    private nonisolated func expiryTask(_ scope: ExpiryScope, periodic: Bool, after delay: Duration) -> Task<Void, Never> {
-        Task.detached(priority: .utility) { [weak self] in
-            if delay > .zero {
-                do { try await Task.sleep(for: delay) } catch { return }
-            }
-            guard var pass = await self?.beginExpiryPass(scope, periodic: periodic) else { return }
-            while !Task.isCancelled, let next = await self?.expiryBatch(pass) { pass = next }
-            if periodic, !Task.isCancelled { await self?.scheduleNextExpiry(scope.userId) }
-        }
-    }
-
-    /// The pass's chats, or nil when it cannot run now (a periodic pass then waits for its switch).
-    private func beginExpiryPass(_ scope: ExpiryScope, periodic: Bool) async -> ExpiryPass? {
-        guard controller.expiryAllowed(userId: scope.userId, periodic: periodic) else {
-            if periodic { expiryWaiting.insert(scope.userId) }
-            return nil
-        }
-        do {
-            return try controller.beginExpiryPass(scope, periodic: periodic)
-        } catch {
-            await events.put(.error(error))
-            return ExpiryPass(scope: scope, periodic: periodic, groupIds: [], current: nil)
-        }
-    }
-
-    /// One step of a pass; nil when it is finished or may not go on. A failure is reported and skips the chat, as the
-    /// core reports and skips it.
-    private func expiryBatch(_ pass: ExpiryPass) async -> ExpiryPass? {
-        guard !pass.isFinished, controller.expiryAllowed(userId: pass.scope.userId, periodic: pass.periodic) else {
-            return nil
-        }
-        var pass = pass
-        do {
-            try controller.expiryStep(&pass, batchSize: max(1, expiryConfiguration.batchSize))
-        } catch {
-            pass.current = nil
-            await events.put(.error(error))
-        }
-        return pass
-    }
-
-    private func scheduleNextExpiry(_ userId: Int64) {
-        expiryTasks[userId] = expiryTask(.user(userId: userId), periodic: true, after: expiryConfiguration.interval)
     }
 }

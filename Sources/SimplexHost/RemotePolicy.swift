@@ -5,12 +5,9 @@ import Foundation
 /// this host refuses them itself.
 public enum RemotePolicy {
     /// Commands a controller may never run on this host: lifecycle, folders, file encryption, database, network
-    /// configuration, device name, and every remote-control command.
-    public static let neverForwarded: Set<CommandName> = remoteControl.union([
-        .startChat, .apiStopChat, .apiActivateChat, .apiSuspendChat, .apiSetAppFilePaths, .apiSetEncryptLocalFiles,
-        .apiExportArchive, .apiImportArchive, .apiDeleteStorage, .apiStorageEncryption, .testStorageEncryption,
-        .apiSetNetworkConfig, .apiGetNetworkConfig,
-    ])
+    /// configuration, device name, and every remote-control command: the rows of `Resources/commands.tsv` whose
+    /// `forwarded` is `no`.
+    public static let neverForwarded: Set<CommandName> = CommandCatalog.neverForwarded
 
     /// Commands of §15.4 that the catalog does not hold (old folder commands, raw SQL, quitting, the controller
     /// role's own commands), by their leading words: the core would refuse most of them anyway, but a host must not
@@ -36,8 +33,5 @@ public enum RemotePolicy {
     }
 
     /// The host's own remote-control commands (xrcp.md §14), served by `HostRemoteControl`.
-    public static let remoteControl: Set<CommandName> = [
-        .setLocalDeviceName, .connectRemoteCtrl, .findKnownRemoteCtrl, .confirmRemoteCtrl, .verifyRemoteCtrlSession,
-        .listRemoteCtrls, .stopRemoteCtrl, .deleteRemoteCtrl,
-    ]
+    public static let remoteControl: Set<CommandName> = CommandCatalog.commands(servedBy: .host)
 }

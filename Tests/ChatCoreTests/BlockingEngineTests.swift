@@ -1,5 +1,6 @@
 import ChatCore
 import ChatModel
+import ChatStore
 import Foundation
 import SimplexEncoding
 import XCTest
@@ -82,6 +83,50 @@ final class BlockingEngineTests: XCTestCase {
         XCTAssertEqual(blocking.nextEvent(waitMicroseconds: 1000), event)
         XCTAssertNotNil(event)
         XCTAssertNil(blocking.nextEvent(waitMicroseconds: 1000))
+    }
+
+    /// The chat item expiry runs behind the blocking engine as behind the actor (`chat_send_cmd` callers of
+    /// libsimplex): lowering the TTL removes items older than it, and a periodic pass removes them as they age.
+    func testBlockingEngineExpiresItemsByTTL() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blocking-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = TestClock()
+        var configuration = ChatEngine.Configuration()
+        configuration.clock = { clock.now }
+        configuration.itemExpiry.initialDelay = .milliseconds(20)
+        configuration.itemExpiry.interval = .milliseconds(50)
+        let engine = try BlockingChatEngine(prefix: folder.path + "/simplex_v1", configuration: configuration)
+        let db = try SQLiteDatabase(path: folder.path + "/simplex_v1_chat.db")
+        func messages() throws -> Int64 {
+            try db.query("SELECT count(*) FROM chat_items WHERE group_id = 1 AND msg_content_tag = 'text'")
+                .first?.first?.integer ?? -1
+        }
+        func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try !condition() {
+                guard ContinuousClock.now < deadline else { return XCTFail("never: \(what)") }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        for line in ["/create user alice", "/_start", #"/_group 1 {"displayName":"team","fullName":""}"#] {
+            let answer = engine.execute(line).text
+            XCTAssertTrue(answer.hasPrefix(#"{"result""#), "\(line): \(answer)")
+        }
+        clock.set(secondsAfterStart: -3 * 86400)
+        XCTAssertTrue(engine.execute("/_send #1 text old").text.hasPrefix(#"{"result""#))
+        clock.set(secondsAfterStart: -3600)
+        XCTAssertTrue(engine.execute("/_send #1 text new").text.hasPrefix(#"{"result""#))
+        clock.set(secondsAfterStart: 0)
+        XCTAssertEqual(try messages(), 2)
+        // Lowering the TTL asks for a pass at once: the old message goes, the new one stays.
+        _ = engine.execute("/_ttl 1 86400")
+        try await eventually("the old message expired") { try messages() == 1 }
+        try await Task.sleep(for: .milliseconds(150))
+        XCTAssertEqual(try messages(), 1)
+        // A day later the periodic pass takes the other.
+        clock.set(secondsAfterStart: 86400)
+        try await eventually("the aged message expired") { try messages() == 0 }
     }
 
     /// Several threads send commands while one polls events, with a queue small enough to fill: every command gets its

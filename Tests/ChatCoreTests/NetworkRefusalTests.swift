@@ -63,11 +63,14 @@ final class NetworkRefusalTests: XCTestCase {
 
     func testOnlyRemoteControlIsNotServedByTheCore() async throws {
         // Every other command is served or refused; the remote-control commands answer "not served yet" from the core
-        // because the host serves them above it.
-        let expected: Set<CommandName> = [
-            .setLocalDeviceName, .connectRemoteCtrl, .findKnownRemoteCtrl, .confirmRemoteCtrl, .verifyRemoteCtrlSession,
-            .listRemoteCtrls, .stopRemoteCtrl, .deleteRemoteCtrl,
-        ]
+        // because the host serves them above it: the table's `served_by` says `host` for exactly those.
+        let expected = CommandCatalog.commands(servedBy: .host)
+        XCTAssertEqual(
+            expected,
+            [
+                .setLocalDeviceName, .connectRemoteCtrl, .findKnownRemoteCtrl, .confirmRemoteCtrl, .verifyRemoteCtrlSession,
+                .listRemoteCtrls, .stopRemoteCtrl, .deleteRemoteCtrl,
+            ])
         for started in [false, true] {
             let h = try EngineHarness()
             if started { await h.startWithUser() }

@@ -1,5 +1,6 @@
 import Foundation
 import SimplexABI
+import TestSupport
 import XCTest
 
 /// The controller half of the C ABI (chat-api.md §9.2, §9.5, §9.6): opening the store with every DBMigrationResult,
@@ -120,6 +121,45 @@ final class ControllerTests: XCTestCase {
         XCTAssertEqual(C.type(C.send(ctrl, "/_app suspend 0")), "cmdOk")
         XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 1_000_000)), #"{"result":{"type":"chatSuspended"}}"#)
         XCTAssertEqual(C.take(chat_recv_msg_wait(ctrl, 0)), "")
+    }
+
+    /// TTL expiry runs inside libsimplex as in the embedded core's actor: a lowered TTL removes older messages at once.
+    /// The messages are aged by rewriting their times in the database file, as if they had been sent three days ago.
+    func testLoweringTheTTLExpiresOlderMessages() throws {
+        let folder = C.folder()
+        let (_, ctrl) = C.open(folder + "/simplex_v1")
+        XCTAssertEqual(C.type(C.send(ctrl, "/create user alice")), "activeUser")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_start")), "chatStarted")
+        XCTAssertEqual(C.type(C.send(ctrl, #"/_group 1 {"displayName":"team","fullName":""}"#)), "groupCreated")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_send #1 text old")), "newChatItems")
+        XCTAssertEqual(C.type(C.send(ctrl, "/_send #1 text new")), "newChatItems")
+        let age = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            days = 3 * 86400
+            db.execute("UPDATE chat_items SET item_ts = item_ts - ? * 1000000000, created_at = "
+                       "strftime('%Y-%m-%dT%H:%M:%fZ', created_at, ?) WHERE item_text = 'old'", (days, f"-{days} seconds"))
+            db.commit()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Python.interpreter())
+        process.arguments = ["-c", age, folder + "/simplex_v1_chat.db"]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(texts(ctrl), ["old", "new"])
+        XCTAssertEqual(C.type(C.send(ctrl, "/_ttl 1 86400")), "cmdOk")
+        let deadline = Date().addingTimeInterval(10)
+        while texts(ctrl) != ["new"], Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(texts(ctrl), ["new"])
+    }
+
+    private func texts(_ ctrl: UnsafeMutableRawPointer?) -> [String] {
+        let chat = (C.send(ctrl, "/_get chat #1 count=100")["result"] as? [String: Any])?["chat"] as? [String: Any]
+        return (chat?["chatItems"] as? [[String: Any]] ?? []).compactMap { item in
+            guard ((item["content"] as? [String: Any])?["type"] as? String) == "sndMsgContent" else { return nil }
+            return (item["meta"] as? [String: Any])?["itemText"] as? String
+        }
     }
 
     func testCloseAndReopenTheStore() throws {

@@ -1,6 +1,7 @@
 /// The chat API's command table (chat-api.md §4), generated from `Resources/commands.tsv` into
 /// `Generated/CommandCatalog.swift`: which commands exist, their documented syntax, their responses.
-/// How each command's text is parsed and printed is `ChatCommand.grammar(for:)`.
+/// How each command's text is parsed and printed is `ChatCommand.grammar(for:)`, generated from the same table
+/// into `Generated/ChatCommandCases.swift`.
 public enum CommandCatalog {}
 
 /// One row of `Resources/commands.tsv` (its notes column left out).
@@ -13,13 +14,34 @@ public struct CatalogRow: Hashable, Sendable {
     public let responseTypes: [String]
     /// Whether and how the command waits for the network.
     public let network: NetworkUse
+    /// Who answers the command on this host.
+    public let servedBy: ServedBy
+    /// Whether a remote controller may run the command on this host (xrcp.md §15.4).
+    public let forwarded: Bool
 
-    public init(section: String, syntax: String, responseTypes: [String], network: NetworkUse) {
+    public init(
+        section: String, syntax: String, responseTypes: [String], network: NetworkUse, servedBy: ServedBy,
+        forwarded: Bool
+    ) {
         self.section = section
         self.syntax = syntax
         self.responseTypes = responseTypes
         self.network = network
+        self.servedBy = servedBy
+        self.forwarded = forwarded
     }
+}
+
+/// The table's `served_by` column: who answers a command on this host.
+public enum ServedBy: String, Hashable, Sendable {
+    /// The embedded core.
+    case core
+    /// Nobody yet: the command needs a network peer, and the embedded core refuses it rather than pretend.
+    case refused
+    /// The host, above the core: its remote-control commands (xrcp.md §14).
+    case host
+    /// No typed command: the catch-alls (raw console text, `//…`).
+    case untyped
 }
 
 /// The table's `needs_network` column (chat-api.md §4, "Net").
@@ -30,6 +52,16 @@ public enum NetworkUse: String, Hashable, Sendable {
     case background
     /// The command itself waits for servers.
     case interactive
+}
+
+extension CommandCatalog {
+    /// The commands whose `served_by` is `value`.
+    public static func commands(servedBy value: ServedBy) -> Set<CommandName> {
+        Set(CommandName.allCases.filter { $0.row.servedBy == value })
+    }
+
+    /// The commands a remote controller may never run on this host (`forwarded` is `no`).
+    public static let neverForwarded: Set<CommandName> = Set(CommandName.allCases.filter { !$0.row.forwarded })
 }
 
 extension CommandName {

@@ -206,151 +206,151 @@ extension CommandCatalog {
             section: "2.1",
             syntax: "/user",
             responseTypes: ["activeUser"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .createActiveUser: CatalogRow(
             section: "2.1",
             syntax: "/_create user <json(NewUser)>",
             responseTypes: ["activeUser"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .listUsers: CatalogRow(
             section: "2.1",
             syntax: "/users",
             responseTypes: ["usersList"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetActiveUser: CatalogRow(
             section: "2.1",
             syntax: "/_user <userId>[ <json(string)>]",
             responseTypes: ["activeUser"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiHideUser: CatalogRow(
             section: "2.1",
             syntax: "/_hide user <userId> <json(string)>",
             responseTypes: ["userPrivacy"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiUnhideUser: CatalogRow(
             section: "2.1",
             syntax: "/_unhide user <userId> <json(string)>",
             responseTypes: ["userPrivacy"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiMuteUser: CatalogRow(
             section: "2.1",
             syntax: "/_mute user <userId>",
             responseTypes: ["userPrivacy"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiUnmuteUser: CatalogRow(
             section: "2.1",
             syntax: "/_unmute user <userId>",
             responseTypes: ["userPrivacy"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiDeleteUser: CatalogRow(
             section: "2.1",
             syntax: "/_delete user <userId> del_smp=on|off[ <json(string)>]",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiUpdateProfile: CatalogRow(
             section: "2.1",
             syntax: "/_profile <userId> <json(Profile)>",
             responseTypes: ["userProfileUpdated", "userProfileNoChange"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .setAllContactReceipts: CatalogRow(
             section: "2.1",
             syntax: "/set receipts all on|off",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetUserContactReceipts: CatalogRow(
             section: "2.1",
             syntax: "/_set receipts contacts <userId> on|off[ clear_overrides=on|off]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetUserGroupReceipts: CatalogRow(
             section: "2.1",
             syntax: "/_set receipts groups <userId> on|off[ clear_overrides=on|off]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetUserAutoAcceptMemberContacts: CatalogRow(
             section: "2.1",
             syntax: "/_set accept member contacts <userId> on|off",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .startChat: CatalogRow(
             section: "2.2",
             syntax: "/_start main=on|off[ snd_files=on|off] or bare /_start",
             responseTypes: ["chatStarted", "chatRunning"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .checkChatRunning: CatalogRow(
             section: "2.2",
             syntax: "/_check running",
             responseTypes: ["chatRunning", "chatStopped"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiStopChat: CatalogRow(
             section: "2.2",
             syntax: "/_stop",
             responseTypes: ["chatStopped"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiActivateChat: CatalogRow(
             section: "2.2",
             syntax: "/_app activate[ restore=on|off]",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: false
         ),
         .apiSuspendChat: CatalogRow(
             section: "2.2",
             syntax: "/_app suspend <n>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiSetAppFilePaths: CatalogRow(
             section: "2.2",
             syntax: "/set file paths <json(AppFilePathsConfig)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiSetEncryptLocalFiles: CatalogRow(
             section: "2.2",
             syntax: "/_files_encrypt on|off",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiGetChats: CatalogRow(
             section: "2.3",
             syntax: "/_get chats <userId>[ pcc=on|off][ <timePagination>][ <json(ChatListQuery)>]",
             responseTypes: ["apiChats"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetChat: CatalogRow(
             section: "2.3",
             syntax: "/_get chat <chatRef>[ content=<MsgContentTag>] <pagination>[ search=<text>]",
             responseTypes: ["apiChat"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetChatContentTypes: CatalogRow(
             section: "2.3",
             syntax: "/_get content types <chatRef>",
             responseTypes: ["chatContentTypes"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetChatItemInfo: CatalogRow(
             section: "2.3",
             syntax: "/_get item info <chatRef> <chatItemId>",
             responseTypes: ["chatItemInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSendMessages: CatalogRow(
             section: "2.3",
@@ -358,115 +358,115 @@ extension CommandCatalog {
                 "/_send <sendRef>[ live=on|off][ ttl=<seconds>|ttl=default][ sign=on] json <json([ComposedMessage])> or /_send"
                 + " <sendRef>[…] text <text>",
             responseTypes: ["newChatItems"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiCreateChatItems: CatalogRow(
             section: "2.3",
             syntax: "/_create *<noteFolderId> json <json([ComposedMessage])> or … text <text>",
             responseTypes: ["newChatItems"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiUpdateChatItem: CatalogRow(
             section: "2.3",
             syntax: "/_update item <chatRef> <chatItemId>[ live=on|off] json <json(UpdatedMessage)> or … text <text>",
             responseTypes: ["chatItemUpdated", "chatItemNotChanged"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiDeleteChatItem: CatalogRow(
             section: "2.3",
             syntax: "/_delete item <chatRef> <ids> broadcast|internal|internalMark|history",
             responseTypes: ["chatItemsDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiDeleteMemberChatItem: CatalogRow(
             section: "2.3",
             syntax: "/_delete member item #<groupId> <ids>",
             responseTypes: ["chatItemsDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiChatItemReaction: CatalogRow(
             section: "2.3",
             syntax: "/_reaction <chatRef> <chatItemId> on|off <json(MsgReaction)>",
             responseTypes: ["chatItemReaction"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiGetReactionMembers: CatalogRow(
             section: "2.3",
             syntax: "/_reaction members <userId> #<groupId> <chatItemId> <json(MsgReaction)>",
             responseTypes: ["reactionMembers"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiPlanForwardChatItems: CatalogRow(
             section: "2.3",
             syntax: "/_forward plan <chatRef> <ids>",
             responseTypes: ["forwardPlan"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiForwardChatItems: CatalogRow(
             section: "2.3",
             syntax: "/_forward <toChatRef>[ as_group=on|off] <fromChatRef> <ids>[ ttl=<seconds>|ttl=default]",
             responseTypes: ["newChatItems"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiReportMessage: CatalogRow(
             section: "2.3",
             syntax: "/_report #<groupId> <chatItemId> reason=spam|content|community|profile|other[ <text>]",
             responseTypes: ["newChatItems"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiChatRead: CatalogRow(
             section: "2.3",
             syntax: "/_read chat <chatRef>",
             responseTypes: ["cmdOk", "memberSupportChatRead"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiChatItemsRead: CatalogRow(
             section: "2.3",
             syntax: "/_read chat items <chatRef> <ids>",
             responseTypes: ["itemsReadForChat"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiChatUnread: CatalogRow(
             section: "2.3",
             syntax: "/_unread chat <chatRef> on|off",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAddContact: CatalogRow(
             section: "2.4",
             syntax: "/_connect <userId>[ incognito=on|off]",
             responseTypes: ["invitation"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiConnect: CatalogRow(
             section: "2.4",
             syntax: "/_connect <userId>[ incognito=on|off] <fullLink>[ <shortLink>]",
             responseTypes: ["sentConfirmation", "sentInvitation", "contactAlreadyExists"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiConnectPlan: CatalogRow(
             section: "2.4",
             syntax: "/_connect plan <userId> <linkOrName>[ resolve=on|off][ sig=<json(LinkOwnerSig)>]",
             responseTypes: ["connectionPlan"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiPrepareContact: CatalogRow(
             section: "2.4",
             syntax: "/_prepare contact <userId> <fullLink>[ <shortLink>] <json(ContactShortLinkData)>",
             responseTypes: ["newPreparedChat"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .apiPrepareGroup: CatalogRow(
             section: "2.4",
             syntax: "/_prepare group <userId> <fullLink>[ <shortLink>][ direct=on|off] <json(GroupShortLinkData)>",
             responseTypes: ["newPreparedChat"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .apiConnectPreparedContact: CatalogRow(
             section: "2.4",
             syntax: "/_connect contact @<contactId>[ incognito=on|off][ text <text>|json <json(MsgContent)>]",
             responseTypes: ["startedConnectionToContact", "contactAlreadyExists"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiConnectPreparedGroup: CatalogRow(
             section: "2.4",
@@ -474,709 +474,709 @@ extension CommandCatalog {
                 "/_connect group #<groupId>[ incognito=on|off][ contact=<contactId> owner=<memberId>][ text <text>|json"
                 + " <json(MsgContent)>]",
             responseTypes: ["startedConnectionToGroup"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiConnectContactViaAddress: CatalogRow(
             section: "2.4",
             syntax: "/_connect contact <userId>[ incognito=on|off] <contactId>",
             responseTypes: ["sentInvitationToContact"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiAcceptContact: CatalogRow(
             section: "2.4",
             syntax: "/_accept[ incognito=on|off] <contactReqId>",
             responseTypes: ["acceptingContactRequest"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiRejectContact: CatalogRow(
             section: "2.4",
             syntax: "/_reject <contactReqId>",
             responseTypes: ["contactRequestRejected"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiDeleteChat: CatalogRow(
             section: "2.4",
             syntax: "/_delete <chatRef>[ full[ notify=on|off]| entity[ notify=on|off]| messages| notify=on|off]",
             responseTypes: ["contactDeleted", "contactConnectionDeleted", "groupDeletedUser"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiClearChat: CatalogRow(
             section: "2.4",
             syntax: "/_clear chat <chatRef>",
             responseTypes: ["chatCleared"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiListContacts: CatalogRow(
             section: "2.4",
             syntax: "/_contacts <userId>",
             responseTypes: ["contactsList"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetContactPrefs: CatalogRow(
             section: "2.4",
             syntax: "/_set prefs @<contactId> <json(Preferences)>",
             responseTypes: ["contactPrefsUpdated"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiSetContactAlias: CatalogRow(
             section: "2.4",
             syntax: "/_set alias @<contactId>[ <alias>]",
             responseTypes: ["contactAliasUpdated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetConnectionAlias: CatalogRow(
             section: "2.4",
             syntax: "/_set alias :<connId>[ <alias>]",
             responseTypes: ["connectionAliasUpdated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiContactInfo: CatalogRow(
             section: "2.4",
             syntax: "/_info @<contactId>",
             responseTypes: ["contactInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetConnectionIncognito: CatalogRow(
             section: "2.4",
             syntax: "/_set incognito :<connId> on|off",
             responseTypes: ["connectionIncognitoUpdated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiNewGroup: CatalogRow(
             section: "2.5",
             syntax: "/_group <userId>[ incognito=on|off] <json(GroupProfile)>",
             responseTypes: ["groupCreated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiNewPublicGroup: CatalogRow(
             section: "2.5",
             syntax: "/_public group <userId>[ incognito=on|off] <relayIds> <json(GroupProfile)>",
             responseTypes: ["publicGroupCreated", "publicGroupCreationFailed"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGetGroupRelays: CatalogRow(
             section: "2.5",
             syntax: "/_get relays #<groupId>",
             responseTypes: ["groupRelays"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAddMember: CatalogRow(
             section: "2.5",
             syntax: "/_add #<groupId> <contactId> <role>",
             responseTypes: ["sentGroupInvitation"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiJoinGroup: CatalogRow(
             section: "2.5",
             syntax: "/_join #<groupId>",
             responseTypes: ["userAcceptedGroupSent"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiAcceptMember: CatalogRow(
             section: "2.5",
             syntax: "/_accept member #<groupId> <groupMemberId> <role>",
             responseTypes: ["memberAccepted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiRemoveMembers: CatalogRow(
             section: "2.5",
             syntax: "/_remove #<groupId> <ids>[ messages=on|off]",
             responseTypes: ["userDeletedMembers"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiLeaveGroup: CatalogRow(
             section: "2.5",
             syntax: "/_leave #<groupId>",
             responseTypes: ["leftMemberUser"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiListMembers: CatalogRow(
             section: "2.5",
             syntax: "/_members #<groupId>",
             responseTypes: ["groupMembers"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiUpdateGroupProfile: CatalogRow(
             section: "2.5",
             syntax: "/_group_profile #<groupId> <json(GroupProfile)>",
             responseTypes: ["groupUpdated"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiMembersRole: CatalogRow(
             section: "2.5",
             syntax: "/_member role #<groupId> <ids> <role>",
             responseTypes: ["membersRoleUser"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiBlockMembersForAll: CatalogRow(
             section: "2.5",
             syntax: "/_block #<groupId> <ids> blocked=on|off",
             responseTypes: ["membersBlockedForAllUser"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiCreateGroupLink: CatalogRow(
             section: "2.5",
             syntax: "/_create link #<groupId>[ <role>]",
             responseTypes: ["groupLinkCreated"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGroupLinkMemberRole: CatalogRow(
             section: "2.5",
             syntax: "/_set link role #<groupId> <role>",
             responseTypes: ["groupLink"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiDeleteGroupLink: CatalogRow(
             section: "2.5",
             syntax: "/_delete link #<groupId>",
             responseTypes: ["groupLinkDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiGetGroupLink: CatalogRow(
             section: "2.5",
             syntax: "/_get link #<groupId>",
             responseTypes: ["groupLink"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAddGroupShortLink: CatalogRow(
             section: "2.5",
             syntax: "/_short link #<groupId>",
             responseTypes: ["groupLink"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiCreateMemberContact: CatalogRow(
             section: "2.5",
             syntax: "/_create member contact #<groupId> <groupMemberId>",
             responseTypes: ["newMemberContact"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSendMemberContactInvitation: CatalogRow(
             section: "2.5",
             syntax: "/_invite member contact @<contactId>[ text <text>|json <json(MsgContent)>]",
             responseTypes: ["newMemberContactSentInv"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiGroupMemberInfo: CatalogRow(
             section: "2.5",
             syntax: "/_info #<groupId> <groupMemberId>",
             responseTypes: ["groupMemberInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiDeleteMemberSupportChat: CatalogRow(
             section: "2.5",
             syntax: "/_delete member chat #<groupId> <groupMemberId>",
             responseTypes: ["memberSupportChatDeleted"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetMemberSettings: CatalogRow(
             section: "2.5",
             syntax: "/_member settings #<groupId> <groupMemberId> <json(GroupMemberSettings)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetGroupAlias: CatalogRow(
             section: "2.5",
             syntax: "/_set alias #<groupId>[ <alias>]",
             responseTypes: ["groupAliasUpdated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetChatTags: CatalogRow(
             section: "2.6",
             syntax: "/_get tags <userId>",
             responseTypes: ["chatTags"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiCreateChatTag: CatalogRow(
             section: "2.6",
             syntax: "/_create tag <json(ChatTagData)>",
             responseTypes: ["chatTags"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetChatTags: CatalogRow(
             section: "2.6",
             syntax: "/_tags <chatRef>[ <tagIds>]",
             responseTypes: ["tagsUpdated"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiDeleteChatTag: CatalogRow(
             section: "2.6",
             syntax: "/_delete tag <tagId>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiUpdateChatTag: CatalogRow(
             section: "2.6",
             syntax: "/_update tag <tagId> <json(ChatTagData)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiReorderChatTags: CatalogRow(
             section: "2.6",
             syntax: "/_reorder tags <tagIds>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .receiveFile: CatalogRow(
             section: "2.7",
             syntax: "/freceive <fileId>[ approved_relays=on|off][ encrypt=on|off][ inline=on|off][ <filePath>]",
             responseTypes: ["rcvFileAccepted", "rcvFileAcceptedSndCancelled"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .setFileToReceive: CatalogRow(
             section: "2.7",
             syntax: "/_set_file_to_receive <fileId>[ approved_relays=on|off][ encrypt=on|off]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .cancelFile: CatalogRow(
             section: "2.7",
             syntax: "/fcancel <fileId>",
             responseTypes: ["sndFileCancelled", "rcvFileCancelled"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiUploadStandaloneFile: CatalogRow(
             section: "2.7",
             syntax: "/_upload <userId> <CryptoFile>",
             responseTypes: ["sndStandaloneFileCreated"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiDownloadStandaloneFile: CatalogRow(
             section: "2.7",
             syntax: "/_download <userId> <fileDescriptionURI> <CryptoFile>",
             responseTypes: ["rcvStandaloneFileCreated"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiStandaloneFileInfo: CatalogRow(
             section: "2.7",
             syntax: "/_download info <fileDescriptionURI>",
             responseTypes: ["standaloneFileInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSendCallInvitation: CatalogRow(
             section: "2.8",
             syntax: "/_call invite @<contactId> <json(CallType)>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiRejectCall: CatalogRow(
             section: "2.8",
             syntax: "/_call reject @<contactId>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSendCallOffer: CatalogRow(
             section: "2.8",
             syntax: "/_call offer @<contactId> <json(WebRTCCallOffer)>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSendCallAnswer: CatalogRow(
             section: "2.8",
             syntax: "/_call answer @<contactId> <json(WebRTCSession)>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSendCallExtraInfo: CatalogRow(
             section: "2.8",
             syntax: "/_call extra @<contactId> <json(WebRTCExtraInfo)>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiEndCall: CatalogRow(
             section: "2.8",
             syntax: "/_call end @<contactId>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiGetCallInvitations: CatalogRow(
             section: "2.8",
             syntax: "/_call get",
             responseTypes: ["callInvitations"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiCallStatus: CatalogRow(
             section: "2.8",
             syntax: "/_call status @<contactId> connecting|connected|disconnected|failed",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .apiGetNtfToken: CatalogRow(
             section: "2.9",
             syntax: "/_ntf get",
             responseTypes: ["ntfToken"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .apiRegisterToken: CatalogRow(
             section: "2.9",
             syntax: "/_ntf register <pushProvider> <hexToken> <mode>",
             responseTypes: ["ntfTokenStatus"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiVerifyToken: CatalogRow(
             section: "2.9",
             syntax: "/_ntf verify <pushProvider> <hexToken> <nonce> <code>",
             responseTypes: ["cmdOk"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiCheckToken: CatalogRow(
             section: "2.9",
             syntax: "/_ntf check <pushProvider> <hexToken>",
             responseTypes: ["ntfTokenStatus"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiDeleteToken: CatalogRow(
             section: "2.9",
             syntax: "/_ntf delete <pushProvider> <hexToken>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiGetNtfConns: CatalogRow(
             section: "2.9",
             syntax: "/_ntf conns <nonce> <encNtfInfo>",
             responseTypes: ["ntfConns"],
-            network: .no
+            network: .no, servedBy: .refused, forwarded: true
         ),
         .apiGetConnNtfMessages: CatalogRow(
             section: "2.9",
             syntax: "/_ntf conn messages <agentConnId>:<dbQueueId>:<msgTs>[,…]",
             responseTypes: ["connNtfMessages"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSaveSettings: CatalogRow(
             section: "2.10",
             syntax: "/_save app settings <json(AppSettings)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetSettings: CatalogRow(
             section: "2.10",
             syntax: "/_get app settings[ <json(AppSettings)>]",
             responseTypes: ["appSettings"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetChatSettings: CatalogRow(
             section: "2.10",
             syntax: "/_settings <chatRef> <json(ChatSettings)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetChatItemTTL: CatalogRow(
             section: "2.10",
             syntax: "/_ttl <userId> <seconds>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetChatItemTTL: CatalogRow(
             section: "2.10",
             syntax: "/_ttl <userId>",
             responseTypes: ["chatItemTTL"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetChatTTL: CatalogRow(
             section: "2.10",
             syntax: "/_ttl <userId> <chatRef> <seconds>|default",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetNetworkConfig: CatalogRow(
             section: "2.10",
             syntax: "/_network <json(NetworkConfig)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiGetNetworkConfig: CatalogRow(
             section: "2.10",
             syntax: "/network",
             responseTypes: ["networkConfig"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiSetNetworkInfo: CatalogRow(
             section: "2.10",
             syntax: "/_network info <json(UserNetworkInfo)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .reconnectAllServers: CatalogRow(
             section: "2.10",
             syntax: "/reconnect",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .reconnectServer: CatalogRow(
             section: "2.10",
             syntax: "/reconnect <userId> <smpServer>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiStorageEncryption: CatalogRow(
             section: "2.11",
             syntax: "/_db encryption <json(DBEncryptionConfig)>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .testStorageEncryption: CatalogRow(
             section: "2.11",
             syntax: "/db test key <key>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiExportArchive: CatalogRow(
             section: "2.11",
             syntax: "/_db export <json(ArchiveConfig)>",
             responseTypes: ["archiveExported"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiImportArchive: CatalogRow(
             section: "2.11",
             syntax: "/_db import <json(ArchiveConfig)>",
             responseTypes: ["archiveImported"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiDeleteStorage: CatalogRow(
             section: "2.11",
             syntax: "/_db delete",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: false
         ),
         .apiGetServerOperators: CatalogRow(
             section: "2.12",
             syntax: "/_operators",
             responseTypes: ["serverOperatorConditions"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetServerOperators: CatalogRow(
             section: "2.12",
             syntax: "/_operators <json([ServerOperator])>",
             responseTypes: ["serverOperatorConditions"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetUserServers: CatalogRow(
             section: "2.12",
             syntax: "/_servers <userId>",
             responseTypes: ["userServers"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetUserServers: CatalogRow(
             section: "2.12",
             syntax: "/_servers <userId> <json([UserOperatorServers])>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiValidateServers: CatalogRow(
             section: "2.12",
             syntax: "/_validate_servers <userId> <json([UserOperatorServers])>",
             responseTypes: ["userServersValidation"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetUsageConditions: CatalogRow(
             section: "2.12",
             syntax: "/_conditions",
             responseTypes: ["usageConditions"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAcceptConditions: CatalogRow(
             section: "2.12",
             syntax: "/_accept_conditions <conditionsId> <operatorIds>",
             responseTypes: ["serverOperatorConditions"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiTestProtoServer: CatalogRow(
             section: "2.12",
             syntax: "/_server test <userId> <server>",
             responseTypes: ["serverTestResult"],
-            network: .interactive
+            network: .interactive, servedBy: .core, forwarded: true
         ),
         .apiSetUserUIThemes: CatalogRow(
             section: "2.13",
             syntax: "/_set theme user <userId>[ <json(UIThemeEntityOverrides)>]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetChatUIThemes: CatalogRow(
             section: "2.13",
             syntax: "/_set theme <chatRef>[ <json(UIThemeEntityOverrides)>]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .setLocalDeviceName: CatalogRow(
             section: "2.14",
             syntax: "/set device name <name>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .host, forwarded: false
         ),
         .connectRemoteCtrl: CatalogRow(
             section: "2.14",
             syntax: "/connect remote ctrl <xrcpURI>",
             responseTypes: ["remoteCtrlConnecting"],
-            network: .interactive
+            network: .interactive, servedBy: .host, forwarded: false
         ),
         .findKnownRemoteCtrl: CatalogRow(
             section: "2.14",
             syntax: "/find remote ctrl",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .host, forwarded: false
         ),
         .confirmRemoteCtrl: CatalogRow(
             section: "2.14",
             syntax: "/confirm remote ctrl <remoteCtrlId>",
             responseTypes: ["remoteCtrlConnecting"],
-            network: .interactive
+            network: .interactive, servedBy: .host, forwarded: false
         ),
         .verifyRemoteCtrlSession: CatalogRow(
             section: "2.14",
             syntax: "/verify remote ctrl <sessionCode>",
             responseTypes: ["remoteCtrlConnected"],
-            network: .interactive
+            network: .interactive, servedBy: .host, forwarded: false
         ),
         .listRemoteCtrls: CatalogRow(
             section: "2.14",
             syntax: "/list remote ctrls",
             responseTypes: ["remoteCtrlList"],
-            network: .no
+            network: .no, servedBy: .host, forwarded: false
         ),
         .stopRemoteCtrl: CatalogRow(
             section: "2.14",
             syntax: "/stop remote ctrl",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .host, forwarded: false
         ),
         .deleteRemoteCtrl: CatalogRow(
             section: "2.14",
             syntax: "/delete remote ctrl <remoteCtrlId>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .host, forwarded: false
         ),
         .showVersion: CatalogRow(
             section: "2.15",
             syntax: "/version",
             responseTypes: ["versionInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .getAgentSubsTotal: CatalogRow(
             section: "2.15",
             syntax: "/get subs total <userId>",
             responseTypes: ["agentSubsTotal"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .getAgentServersSummary: CatalogRow(
             section: "2.15",
             syntax: "/get servers summary <userId>",
             responseTypes: ["agentServersSummary"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .resetAgentServersStats: CatalogRow(
             section: "2.15",
             syntax: "/reset servers stats",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiCreateMyAddress: CatalogRow(
             section: "2.16",
             syntax: "/_address <userId>[ <smpServer>]",
             responseTypes: ["userContactLinkCreated"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiDeleteMyAddress: CatalogRow(
             section: "2.16",
             syntax: "/_delete_address <userId>",
             responseTypes: ["userContactLinkDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiShowMyAddress: CatalogRow(
             section: "2.16",
             syntax: "/_show_address <userId>",
             responseTypes: ["userContactLink"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAddMyAddressShortLink: CatalogRow(
             section: "2.16",
             syntax: "/_short_link_address <userId>",
             responseTypes: ["userContactLink"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSetProfileAddress: CatalogRow(
             section: "2.16",
             syntax: "/_profile_address <userId> on|off",
             responseTypes: ["userProfileUpdated", "userProfileNoChange"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSetAddressSettings: CatalogRow(
             section: "2.16",
             syntax: "/_address_settings <userId> <json(AddressSettings)>",
             responseTypes: ["userContactLinkUpdated"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGetContactCode: CatalogRow(
             section: "2.17",
             syntax: "/_get code @<contactId>",
             responseTypes: ["contactCode"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetGroupMemberCode: CatalogRow(
             section: "2.17",
             syntax: "/_get code #<groupId> <groupMemberId>",
             responseTypes: ["groupMemberCode"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiVerifyContact: CatalogRow(
             section: "2.17",
             syntax: "/_verify code @<contactId>[ <code>]",
             responseTypes: ["connectionVerified"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiVerifyGroupMember: CatalogRow(
             section: "2.17",
             syntax: "/_verify code #<groupId> <groupMemberId>[ <code>]",
             responseTypes: ["connectionVerified"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSwitchContact: CatalogRow(
             section: "2.17",
             syntax: "/_switch @<contactId>",
             responseTypes: ["contactSwitchStarted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSwitchGroupMember: CatalogRow(
             section: "2.17",
             syntax: "/_switch #<groupId> <groupMemberId>",
             responseTypes: ["groupMemberSwitchStarted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiAbortSwitchContact: CatalogRow(
             section: "2.17",
             syntax: "/_abort switch @<contactId>",
             responseTypes: ["contactSwitchAborted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiAbortSwitchGroupMember: CatalogRow(
             section: "2.17",
             syntax: "/_abort switch #<groupId> <groupMemberId>",
             responseTypes: ["groupMemberSwitchAborted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSyncContactRatchet: CatalogRow(
             section: "2.17",
             syntax: "/_sync @<contactId>[ force=on]",
             responseTypes: ["contactRatchetSyncStarted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSyncGroupMemberRatchet: CatalogRow(
             section: "2.17",
             syntax: "/_sync #<groupId> <groupMemberId>[ force=on]",
             responseTypes: ["groupMemberRatchetSyncStarted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiSendServiceRequest: CatalogRow(
             section: "2.18",
             syntax: "/_service_request <userId> <target>[ timeout=<seconds>][ sign_key=<key>] <json(object)>",
             responseTypes: ["serviceResponse"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiListGroups: CatalogRow(
             section: "extra",
             syntax: "/_groups <userId>[ @<contactId>][ <search>]",
             responseTypes: ["groupsList"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .connect: CatalogRow(
             section: "extra",
@@ -1185,187 +1185,187 @@ extension CommandCatalog {
                 "invitation", "sentConfirmation", "sentInvitation", "contactAlreadyExists", "connectionPlan",
                 "sentInvitationToContact", "startedConnectionToContact", "startedConnectionToGroup",
             ],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSetGroupCustomData: CatalogRow(
             section: "extra",
             syntax: "/_set custom #<groupId>[ <json(object)>]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSetContactCustomData: CatalogRow(
             section: "extra",
             syntax: "/_set custom @<contactId>[ <json(object)>]",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAddGroupRelays: CatalogRow(
             section: "extra",
             syntax: "/_add relays #<groupId> <relayIds>",
             responseTypes: ["groupRelaysAdded", "groupRelaysAddFailed"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiAllowRelayGroup: CatalogRow(
             section: "extra",
             syntax: "/_relay allow #<groupId>",
             responseTypes: ["relayGroupAllowed"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiShareChatMsgContent: CatalogRow(
             section: "extra",
             syntax: "/_share chat content <chatRef> <sendRef>",
             responseTypes: ["chatMsgContent"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiShareMyAddress: CatalogRow(
             section: "extra",
             syntax: "/_share address <sendRef>",
             responseTypes: ["chatMsgContent"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiVerifyGroupDomain: CatalogRow(
             section: "extra",
             syntax: "/_verify domain #<groupId>",
             responseTypes: ["groupDomainVerified"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiSetUserAutoAcceptGroupInvitations: CatalogRow(
             section: "extra",
             syntax: "/_set accept group invitations <userId> on|off",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiSendServiceResponse: CatalogRow(
             section: "extra",
             syntax: "/_service_response <userId> <requestId> <json(object)>",
             responseTypes: ["serviceReplyAccepted"],
-            network: .background
+            network: .background, servedBy: .refused, forwarded: true
         ),
         .apiArchiveReceivedReports: CatalogRow(
             section: "extra",
             syntax: "/_archive reports #<groupId>",
             responseTypes: ["groupChatItemsDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiDeleteReceivedReports: CatalogRow(
             section: "extra",
             syntax: "/_delete reports #<groupId> <ids> <CIDeleteMode>",
             responseTypes: ["chatItemsDeleted"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiSetConditionsNotified: CatalogRow(
             section: "extra",
             syntax: "/_conditions_notified <conditionsId>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiContactQueueInfo: CatalogRow(
             section: "extra",
             syntax: "/_queue info @<contactId>",
             responseTypes: ["queueInfo"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGroupMemberQueueInfo: CatalogRow(
             section: "extra",
             syntax: "/_queue info #<groupId> <groupMemberId>",
             responseTypes: ["queueInfo"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiChangeConnectionUser: CatalogRow(
             section: "extra",
             syntax: "/_set conn user :<connId> <newUserId>",
             responseTypes: ["connectionUserChanged"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiChangePreparedContactUser: CatalogRow(
             section: "extra",
             syntax: "/_set contact user @<contactId> <newUserId>",
             responseTypes: ["contactUserChanged"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiChangePreparedGroupUser: CatalogRow(
             section: "extra",
             syntax: "/_set group user #<groupId> <newUserId>",
             responseTypes: ["groupUserChanged"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiAcceptMemberContact: CatalogRow(
             section: "extra",
             syntax: "/_accept member contact @<contactId>",
             responseTypes: ["memberContactAccepted"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGroupInfo: CatalogRow(
             section: "extra",
             syntax: "/_info #<groupId>",
             responseTypes: ["groupInfo"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetUpdatedGroupLinkData: CatalogRow(
             section: "extra",
             syntax: "/_get group link data #<groupId>",
             responseTypes: ["groupInfo"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiEnableContact: CatalogRow(
             section: "extra",
             syntax: "/_enable @<contactId>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiEnableGroupMember: CatalogRow(
             section: "extra",
             syntax: "/_enable #<groupId> <groupMemberId>",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .apiUserRead: CatalogRow(
             section: "extra",
             syntax: "/_read user <userId>",
             responseTypes: ["cmdOk"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiTestChatRelay: CatalogRow(
             section: "extra",
             syntax: "/_relay test <userId> <relayShortLink>",
             responseTypes: ["chatRelayTestResult"],
-            network: .interactive
+            network: .interactive, servedBy: .refused, forwarded: true
         ),
         .apiGetChatItems: CatalogRow(
             section: "extra",
             syntax: "/_get items <pagination>[ search=<text>]",
             responseTypes: ["chatItems"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .resubscribeAll: CatalogRow(
             section: "extra",
             syntax: "/_resubscribe all",
             responseTypes: ["cmdOk"],
-            network: .background
+            network: .background, servedBy: .core, forwarded: true
         ),
         .connectionsDiff: CatalogRow(
             section: "extra",
             syntax: "/_connections diff[ show_ids=on|off]",
             responseTypes: ["connectionsDiff"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .apiGetNetworkStatuses: CatalogRow(
             section: "extra",
             syntax: "/_network_statuses",
             responseTypes: ["networkStatuses"],
-            network: .no
+            network: .no, servedBy: .core, forwarded: true
         ),
         .string: CatalogRow(
             section: "extra",
             syntax: "<any raw command text>",
             responseTypes: [],
-            network: .no
+            network: .no, servedBy: .untyped, forwarded: true
         ),
         .customChatCommand: CatalogRow(
             section: "extra",
             syntax: "//<anything>",
             responseTypes: ["commandError"],
-            network: .no
+            network: .no, servedBy: .untyped, forwarded: true
         ),
     ]
 }
