@@ -208,7 +208,7 @@ public final class ChatDatabases {
     /// The key both files are open with; nil for plaintext.
     public var key: DatabaseKey? { chat.key }
 
-    private static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
+    static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
         switch SQLiteDatabase.storageState(ofFile: file) {
         case .missing: throw .errorNoFile(dbFile: file)
         case .encrypted where key == nil: throw .errorEncrypted

@@ -249,3 +249,62 @@ extension FileBytes {
         }
     }
 }
+
+// A key change of files that must follow another store's (the host's own files beside a loaded library's): staged
+// before the other store changes, committed after it did, and, should a crash come between, adopted at the next start
+// when the key that opened the other store opens the staged files and not the current ones.
+extension ChatDatabases {
+    /// Writes both closed files under `new` to their staging names and makes them durable; nothing is switched.
+    public static func stageKeyChange(prefix: String, current: DatabaseKey?, new: DatabaseKey?) throws(KeyError) {
+        let files = Self.files(prefix: prefix)
+        try recoverSwitch(prefix: prefix)
+        for file in [files.chat, files.agent] {
+            try checkCurrent(file, key: current)
+            do { _ = try SQLiteDatabase(path: file, key: current) } catch { throw .errorOpen(error) }
+        }
+        do {
+            for file in [files.chat, files.agent] { _ = try SQLiteDatabase.stageKeyChange(path: file, from: current, to: new) }
+        } catch {
+            discardStagedKeyChange(prefix: prefix)
+            throw .errorExport(error)
+        }
+    }
+
+    /// Switches both files to what `stageKeyChange` wrote, through the store's journal.
+    public static func commitStagedKeyChange(prefix: String) throws(KeyError) {
+        let files = Self.files(prefix: prefix)
+        do {
+            try StoreSwitch(kind: .rekey, files: [files.chat, files.agent].map(StoreSwitch.name(of:))).commit(prefix: prefix)
+        } catch {
+            throw .errorExport(SQLiteError(code: SQLITE_IOERR, message: error.message))
+        }
+    }
+
+    /// Removes what `stageKeyChange` wrote (the other store's change did not happen).
+    public static func discardStagedKeyChange(prefix: String) {
+        let files = Self.files(prefix: prefix)
+        for leftover in StoreSwitch.leftovers(of: [files.chat, files.agent]) { try? FileBytes.remove(leftover) }
+    }
+
+    /// At start: when both staged files open with `key` and the current chat file does not, the other store's key
+    /// change was made and this one's was cut short before its commit; it is committed now. True when it was.
+    @discardableResult
+    public static func adoptStagedKeyChange(prefix: String, key: DatabaseKey?) throws(KeyError) -> Bool {
+        let files = Self.files(prefix: prefix)
+        let staged = [files.chat, files.agent].map { StoreSwitch.stagingPath(of: $0, kind: .rekey) }
+        guard !StoreSwitch.exists(StoreSwitch.journalPath(prefix: prefix)),
+            staged.allSatisfy({ opens($0, key) }), !opens(files.chat, key)
+        else { return false }
+        try commitStagedKeyChange(prefix: prefix)
+        return true
+    }
+
+    private static func opens(_ file: String, _ key: DatabaseKey?) -> Bool {
+        switch (SQLiteDatabase.storageState(ofFile: file), key) {
+        // Only the header is read: opening the file would make a staging file's WAL.
+        case (.plaintext, nil): return true
+        case (.encrypted, let key?): return (try? SealedStorage.pageKey(opening: file, with: key)) != nil
+        default: return false
+        }
+    }
+}

@@ -194,4 +194,25 @@ final class StoreSwitchTests: XCTestCase {
         guard case .errorSQL? = thrown({ try ChatDatabases(prefix: prefix, confirmation: .yesUp) }) as? ChatDatabases.OpenError
         else { return XCTFail("an unreadable journal was ignored") }
     }
+
+    /// Files that follow another store's key change: staged, then cut short before the commit. The next start adopts
+    /// the copies when the key it has (the other store's new one) opens them and not the current files, and drops
+    /// them otherwise.
+    func testAStagedKeyChangeIsAdoptedOnlyUnderTheNewKey() throws {
+        let files = ChatDatabases.files(prefix: prefix)
+        for adopted in [true, false] {
+            try? FileManager.default.removeItem(at: folder)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let store = try ChatDatabases(prefix: prefix, key: try key("old"), confirmation: .yesUp)
+            try writeNotes(store, tag: "host")
+            store.close()
+            try ChatDatabases.stageKeyChange(prefix: prefix, current: try key("old"), new: try key("new"))
+            let startKey = try key(adopted ? "new" : "old")
+            XCTAssertEqual(try ChatDatabases.adoptStagedKeyChange(prefix: prefix, key: startKey), adopted)
+            let reopened = try ChatDatabases(prefix: prefix, key: startKey, confirmation: .yesUp)
+            XCTAssertEqual(try notesTag(reopened), "host")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: files.chat + "-rekey"))
+            XCTAssertFalse(FileManager.default.fileExists(atPath: files.agent + "-rekey"))
+        }
+    }
 }

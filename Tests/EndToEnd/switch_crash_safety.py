@@ -16,7 +16,9 @@ moment `simplex_v1_chat.db.bak` appears. After each kill the host opens the stor
 
 The 50,000-note stores are built once per run and copied for each kill.
 
-usage: switch_crash_safety.py PATH/TO/simplex-host key-change|import [KILLS]
+usage: switch_crash_safety.py PATH/TO/simplex-host key-change|import [KILLS] [--core-lib PATH/TO/libsimplex.so]
+(with --core-lib every host runs that library as its core, whose chat_migrate_init finishes an interrupted switch,
+and keeps its pairings in files of its own, which follow the key: the host must start with one key every time)
 """
 
 import contextlib
@@ -43,6 +45,7 @@ BATCH = 1_000
 OLD_KEY, NEW_KEY = "old passphrase 6c1d", "new passphrase 93fa"
 SEEDS = {"key-change": 0x19C4A, "import": 0x19B0B}
 CHAT, AGENT = "simplex_v1_chat.db", "simplex_v1_agent.db"
+CORE_ARGS = []  # --core-lib PATH, or nothing
 
 
 class Host:
@@ -52,8 +55,8 @@ class Host:
         env = {k: v for k, v in os.environ.items() if k != "SIMPLEX_DB_KEY"}
         if key is not None:
             env["SIMPLEX_DB_KEY"] = key
-        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
+        self.p = subprocess.Popen([binary, "--json", "--data", data, *CORE_ARGS], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
         self.n = 0
 
     def send(self, command):
@@ -64,7 +67,10 @@ class Host:
         return corr
 
     def ask(self, command):
-        corr = self.send(command)
+        try:
+            corr = self.send(command)
+        except BrokenPipeError:
+            return None
         for line in self.p.stdout:
             message = json.loads(line)
             if message.get("corrId") == corr:
@@ -341,8 +347,13 @@ def import_archive(binary, root, kills, rng):
 
 
 def main():
-    binary, mode = sys.argv[1], sys.argv[2]
-    kills = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    args = sys.argv[1:]
+    if "--core-lib" in args:
+        i = args.index("--core-lib")
+        CORE_ARGS.extend(args[i:i + 2])
+        del args[i:i + 2]
+    binary, mode = args[0], args[1]
+    kills = int(args[2]) if len(args) > 2 else 20
     seed = SEEDS[mode]
     print(f"   kill moments from random.Random({seed:#x})")
     rng = random.Random(seed)
