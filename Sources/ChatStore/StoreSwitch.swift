@@ -125,6 +125,11 @@ extension StoreSwitch {
     public func commit(prefix: String) throws(StoreSwitchError) {
         let journal = Self.journalPath(prefix: prefix)
         let pending = journal + "-new"
+        let folder = Self.folder(of: prefix)
+        // A staged file gone before the commit (removed by an open of the store elsewhere) would switch nothing.
+        for name in files where !Self.exists(Self.stagingPath(of: folder + "/" + name, kind: kind)) {
+            throw StoreSwitchError("\(name)\(kind.stagingSuffix) is gone before the switch: nothing was changed")
+        }
         do {
             try FileBytes.writeNew(pending, encoded)
             try FileBytes.replace(journal, with: pending)
