@@ -110,6 +110,11 @@ def main():
                 print(f"   kill {k} at {delay:.2f} s: the store holds {tags}, {ok}, started: {started_again}")
             same = os.path.exists(archive) and digest(archive) == backup_digest
             problem = whole_zip(archive) if os.path.exists(archive) else "missing"
+            if not finished and not same and problem is None and partials(backups) == []:
+                # The kill came after the rename that commits the export and before its answer was written: the
+                # backup is the new whole archive, as if the answer had come.
+                print(f"   kill {k} at {delay:.2f} s: after the export's rename, before its answer")
+                finished = True
             if finished:
                 # The export ran to its end before the kill (a loaded machine is faster or slower than the timed
                 # run): the backup is the new whole archive; the old one goes back for the next kill.

@@ -3,14 +3,15 @@
 
 key-change: a store of 50,000 notes sealed with one key; a real `simplex-host --json` runs
 `/_db encryption {"currentKey":"old…","newKey":"new…"}` and is killed with SIGKILL at seeded moments spread over the
-change, 20 times, each on a fresh copy of the store. After each kill the host opens the store with the old key or,
+change, 20 times (every fourth the moment its journal appears), each on a fresh copy of the store. After each kill the host opens the store with the old key or,
 that refused (exit 3), with the new one, the last note is there, and after it closes both files decrypt under that key
 (Tests/Peers/unseal_db.py, written from the format's description) to a chat database holding every note and an agent
 database of the same store that passes integrity_check.
 
 import: a plaintext store of 50,000 notes (tagged "current") and an archive of another one (tagged "archived"); the
-host runs `/_db import` and is killed 20 times at seeded moments around the switch, which a timed run locates by the
-moment `simplex_v1_chat.db.bak` appears. After each kill the host opens the store, which is wholly one of the two
+host runs `/_db import` and is killed 20 times: 15 the moment its switch is seen to begin (the journal
+`simplex_v1_store.switch` or `simplex_v1_chat.db.bak` appears) plus a seeded 0-3 ms, 5 at seeded moments of the
+import's first half. After each kill the host opens the store, which is wholly one of the two
 (every note of one tag, none of the other, both files with integrity_check ok); when it is the archive's, the
 `.bak` files are the whole previous store.
 
@@ -211,16 +212,26 @@ def key_change(binary, root, kills, rng):
     print(f"   a whole key change takes {duration:.2f} s")
 
     outcomes = {"old": 0, "new": 0}
-    whole = 0
+    whole, inside_switch = 0, 0
     for k in range(kills):
         work = os.path.join(root, f"kill{k}")
         shutil.copytree(template, work)
         host = Host(binary, work, OLD_KEY)
         host.ask("/_stop")  # opened and answering
-        delay = duration * (0.02 + 1.05 * (k + rng.random()) / kills)
+        # Seeded moments spread over the change; every fourth kill instead the moment its journal appears (the
+        # commit) plus a seeded 0-3 ms, inside the switch.
+        journal = os.path.join(work, "simplex_v1_store.switch")
+        aimed = k % 4 == 3
+        delay = rng.uniform(0, 0.003) if aimed else duration * (0.02 + 1.05 * (k + rng.random()) / kills)
+        t0 = time.monotonic()
         host.send(change)
+        while aimed and not os.path.exists(journal) and time.monotonic() - t0 < 10 * duration + 5:
+            time.sleep(0.0002)
         time.sleep(delay)
+        delay = time.monotonic() - t0
         host.kill()
+        inside = os.path.exists(journal)
+        inside_switch += inside
         # The old key first, the new one only when the old is refused (exit 3); both files then decrypt under the
         # key that opened them, so the store is wholly under it.
         opened, note, codes = [], None, []
@@ -249,9 +260,11 @@ def key_change(binary, root, kills, rng):
             else:
                 outcomes[opened[0]] += 1
                 whole += 1
-        print(f"   kill {k} at {delay:.3f} s: " + (problem or f"opens with the {opened[0]} key, all {NOTES} notes"))
+        print(f"   kill {k} at {delay:.3f} s{' (inside the switch: journal left)' if inside else ''}: "
+              + (problem or f"opens with the {opened[0]} key, all {NOTES} notes"))
         shutil.rmtree(work)
-    print(f"   {outcomes['old']} kills left the old key, {outcomes['new']} the new one")
+    print(f"   {outcomes['old']} kills left the old key, {outcomes['new']} the new one; {inside_switch} came inside the "
+          "switch (its journal left for the next start)")
     check(f"after each of {kills} kills the store opens with one of the two keys, with every note", whole == kills,
           f"{whole} of {kills}")
     check("the kills fell both before and after the switch", outcomes["old"] > 0 and outcomes["new"] > 0, str(outcomes))
@@ -302,20 +315,30 @@ def import_archive(binary, root, kills, rng):
     shutil.rmtree(timed)
 
     outcomes = {"current": 0, "archived": 0}
-    whole = 0
+    whole, inside_switch = 0, 0
     for k in range(kills):
         work = os.path.join(root, f"kill{k}")
         shutil.copytree(template, work)
         host = Host(binary, work)
         host.ask("/_stop")
-        # Most kills within 15 % of the switch's moment, the rest spread over the whole import.
-        if k % 4 == 3:
-            delay = duration * rng.uniform(0.05, 1.1)
-        else:
-            delay = max(0.0, swap * rng.uniform(0.85, 1.15))
+        # Three kills in four the moment the switch is seen to begin (its journal, or the first `.bak`), plus a
+        # seeded 0-3 ms; the fourth at a seeded moment of the import's first half, before its switch.
+        journal = os.path.join(work, "simplex_v1_store.switch")
+        backup = os.path.join(work, CHAT + ".bak")
+        aimed = k % 4 != 3
+        offset = rng.uniform(0, 0.003) if aimed else duration * rng.uniform(0.05, 0.5)
+        t0 = time.monotonic()
         host.send(command)
-        time.sleep(delay)
+        if aimed:
+            while time.monotonic() - t0 < 10 * duration + 5:
+                if os.path.exists(journal) or os.path.exists(backup):
+                    break
+                time.sleep(0.0002)
+        time.sleep(offset)
+        delay = time.monotonic() - t0
         host.kill()
+        inside = os.path.exists(journal)  # killed after the commit, before the switch was finished
+        inside_switch += inside
         note, code = open_with(binary, work, None)
         tags, ok = notes_in(os.path.join(work, CHAT))
         agent_ok = integrity(os.path.join(work, AGENT))
@@ -337,9 +360,11 @@ def import_archive(binary, root, kills, rng):
         if problem is None:
             outcomes[next(iter(tags))] += 1
             whole += 1
-        print(f"   kill {k} at {delay:.3f} s: " + (problem or f"the {next(iter(tags))} store, all {NOTES} notes"))
+        print(f"   kill {k} at {delay:.3f} s{' (inside the switch: journal left)' if inside else ''}: "
+              + (problem or f"the {next(iter(tags))} store, all {NOTES} notes"))
         shutil.rmtree(work)
-    print(f"   {outcomes['current']} kills left the previous store, {outcomes['archived']} the archive's")
+    print(f"   {outcomes['current']} kills left the previous store, {outcomes['archived']} the archive's; "
+          f"{inside_switch} came inside the switch (its journal left for the next start)")
     check(f"after each of {kills} kills the store is wholly the previous one or the archive's", whole == kills,
           f"{whole} of {kills}")
     check("the kills fell both before and after the switch", outcomes["current"] > 0 and outcomes["archived"] > 0,
