@@ -42,6 +42,10 @@ public final class ChatDatabases {
         let files = Self.files(prefix: prefix)
         try Self.checkPlace(files.chat)
         try Self.checkPlace(files.agent)
+        // A key change or import that a crash interrupted is finished, or undone, before either file opens.
+        do { try StoreSwitch.recover(prefix: prefix, files: [files.chat, files.agent]) } catch {
+            throw .errorSQL(dbFile: files.chat, error.message)
+        }
         self.prefix = prefix
         chat = try Self.open(files.chat, key: key, migrations: Migration.chat, confirmation: confirmation)
         agent = try Self.open(files.agent, key: key, migrations: Migration.agent, confirmation: confirmation)
@@ -151,17 +155,38 @@ public final class ChatDatabases {
     }
 
     /// `/_db encryption`: encrypts (`current` nil), re-keys, or decrypts (`new` nil) both files; the store must be
-    /// closed. Each file is replaced in one durable rename. Should the process die between the two files, the
-    /// same call again finishes the job: a file already in the target state is left as it is while the other
-    /// is not.
+    /// closed. Both files are checked with `current`, copied under `new` beside the old ones and made durable, and
+    /// then switched together through the store's journal (`StoreSwitch`), so a crash at any moment leaves a store
+    /// that opens wholly with the old key or wholly with the new one. Files left half-changed by a version without
+    /// the journal (the chat file under the new key, the agent file under the old) are finished by the same call:
+    /// a file already in the target state is left as it is while the other is not.
     public static func changeKey(prefix: String, current: DatabaseKey?, new: DatabaseKey?) throws(KeyError) {
         let files = Self.files(prefix: prefix)
+        try recoverSwitch(prefix: prefix)
         let pending = [files.chat, files.agent].filter { !isInTargetState($0, new) }
         let toChange = pending.isEmpty ? [files.chat, files.agent] : pending
         for file in toChange {
             try checkCurrent(file, key: current)
             do { _ = try SQLiteDatabase(path: file, key: current) } catch { throw .errorOpen(error) }
-            do { try SQLiteDatabase.changeKey(path: file, from: current, to: new) } catch { throw .errorExport(error) }
+        }
+        do {
+            for file in toChange { _ = try SQLiteDatabase.stageKeyChange(path: file, from: current, to: new) }
+        } catch {
+            for leftover in StoreSwitch.leftovers(of: toChange) { try? FileBytes.remove(leftover) }
+            throw .errorExport(error)
+        }
+        do {
+            try StoreSwitch(kind: .rekey, files: toChange.map(StoreSwitch.name(of:))).commit(prefix: prefix)
+        } catch {
+            throw .errorExport(SQLiteError(code: SQLITE_IOERR, message: error.message))
+        }
+    }
+
+    /// Finishes or rolls back a switch of the files that a crash interrupted (`StoreSwitch.recover`).
+    static func recoverSwitch(prefix: String) throws(KeyError) {
+        let files = Self.files(prefix: prefix)
+        do { try StoreSwitch.recover(prefix: prefix, files: [files.chat, files.agent]) } catch {
+            throw .errorOpen(SQLiteError(code: SQLITE_IOERR, message: error.message))
         }
     }
 
@@ -183,7 +208,7 @@ public final class ChatDatabases {
     /// The key both files are open with; nil for plaintext.
     public var key: DatabaseKey? { chat.key }
 
-    private static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
+    static func checkCurrent(_ file: String, key: DatabaseKey?) throws(KeyError) {
         switch SQLiteDatabase.storageState(ofFile: file) {
         case .missing: throw .errorNoFile(dbFile: file)
         case .encrypted where key == nil: throw .errorEncrypted

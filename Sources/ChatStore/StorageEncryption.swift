@@ -240,17 +240,33 @@ extension SQLiteDatabase {
     /// Encrypts, re-encrypts or decrypts a database file: `current` must open it (nil: plaintext), `new` seals
     /// the result (nil: plaintext). No connection to the file may be open. The new content is written to a
     /// staging file beside it, made durable, and renamed over the old one, so a crash leaves one or the other.
+    /// (Several files that must change together go through `StoreSwitch` instead.)
     public static func changeKey(path: String, from current: DatabaseKey?, to new: DatabaseKey?) throws(SQLiteError) {
-        guard storageState(ofFile: path) != .missing else {
-            throw SQLiteError(code: SQLITE_CANTOPEN, message: "no database file at \(path)")
-        }
-        let staging = path + "-rekey"
-        for suffix in ["", "-wal", "-shm", "-journal"] { try FileBytes.remove(staging + suffix) }
-        try exportCopy(of: path, key: current, to: staging, key: new)
-        try FileBytes.sync(staging)
+        let staging = try stageKeyChange(path: path, from: current, to: new)
         // The source was checkpointed and closed, so its WAL holds nothing; a leftover one must not meet the new file.
         for suffix in ["-wal", "-shm"] { try FileBytes.remove(path + suffix) }
         try FileBytes.replace(path, with: staging)
+    }
+
+    /// Writes the file's content under `new` to its staging name (`<path>-rekey`, `StoreSwitch.Kind.rekey`) and makes
+    /// it durable; the file itself is not touched. Returns the staging path.
+    static func stageKeyChange(path: String, from current: DatabaseKey?, to new: DatabaseKey?) throws(SQLiteError)
+        -> String
+    {
+        guard storageState(ofFile: path) != .missing else {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "no database file at \(path)")
+        }
+        let staging = StoreSwitch.stagingPath(of: path, kind: .rekey)
+        for suffix in ["", "-wal", "-shm", "-journal"] { try FileBytes.remove(staging + suffix) }
+        do {
+            try exportCopy(of: path, key: current, to: staging, key: new)
+            try FileBytes.sync(staging)
+        } catch {
+            // A copy cut short (a full disk) would otherwise hold the space until the next change or start.
+            for suffix in ["", "-journal"] { try? FileBytes.remove(staging + suffix) }
+            throw error
+        }
+        return staging
     }
 
     /// A consistent copy of `path` at `staging` (`VACUUM INTO`), sealed with `new` when given; the source

@@ -24,6 +24,23 @@ public actor ChatStoreActor {
         try databases.reopen(keys: keys)
     }
 
+    /// The first half of a key change that follows another store's (`ChatDatabases.stageKeyChange`); the store must
+    /// be closed.
+    public func stageKeyChange(current: DatabaseKey?, new: DatabaseKey?) throws(ChatDatabases.KeyError) {
+        try ChatDatabases.stageKeyChange(prefix: databases.prefix, current: current, new: new)
+    }
+
+    /// The second half, after the other store's change was made: switches the files, then opens them under `new`.
+    public func commitStagedKeyChange(new: DatabaseKey?) throws(ChatDatabases.KeyError) {
+        try ChatDatabases.commitStagedKeyChange(prefix: databases.prefix)
+        do { try databases.reopen(keys: [new]) } catch {
+            throw .errorOpen(SQLiteError(code: 1, message: "the re-keyed files did not open: \(error)"))
+        }
+    }
+
+    /// Drops what `stageKeyChange` wrote, when the other store's change was not made.
+    public func discardStagedKeyChange() { ChatDatabases.discardStagedKeyChange(prefix: databases.prefix) }
+
     /// `/_db encryption` for files of this store's own: see `ChatDatabases.changeKey(current:new:)`.
     public func changeKey(current: DatabaseKey?, new: DatabaseKey?) throws(ChatDatabases.KeyError) {
         try databases.changeKey(current: current, new: new)

@@ -28,15 +28,26 @@ public struct HostStoreFiles: Sendable {
     }
 
     /// Runs `command` (by `execute`) with the host's connections closed, and reopens them after it under the key the
-    /// files have then. A key change the core made is made to the host's own files too when they are apart from the
-    /// core's; should that fail, the answer is that failure, as `errorDatabase`, since the next start with the new key
-    /// would not open them.
+    /// files have then. A key change the core makes is made to the host's own files too when they are apart from the
+    /// core's, as one change: they are copied under the new key before the core's change, and switched after it
+    /// succeeded (or dropped after it failed); a crash between the two leaves the copies, which the next start adopts
+    /// when the new key opens the core's files (`ChatDatabases.adoptStagedKeyChange`). Should the host's part fail,
+    /// the answer is that failure, as `errorDatabase`, since the next start with the new key would not open them.
     public func around(_ command: ChatCommand, _ execute: () async -> [UInt8]) async -> [UInt8] {
         let before = await store.key
         await store.close()
+        let new = Self.newKey(command)
+        if let new, !sharedWithCore {
+            do throws(ChatDatabases.KeyError) {
+                try await store.stageKeyChange(current: before, new: new)
+            } catch {
+                try? await store.reopen()
+                return Envelope.error(.reported(Self.databaseError(error)))
+            }
+        }
         let envelope = await execute()
         let succeeded = envelope.starts(with: Array(#"{"result""#.utf8))
-        guard let new = Self.newKey(command) else {
+        guard let new else {
             try? await store.reopen()
             return envelope
         }
@@ -46,11 +57,12 @@ public struct HostStoreFiles: Sendable {
             return envelope
         }
         guard succeeded else {
+            await store.discardStagedKeyChange()
             try? await store.reopen()
             return envelope
         }
         do throws(ChatDatabases.KeyError) {
-            try await store.changeKey(current: before, new: new)
+            try await store.commitStagedKeyChange(new: new)
         } catch {
             return Envelope.error(.reported(Self.databaseError(error)))
         }

@@ -90,6 +90,13 @@ final class HostRuntime: Sendable {
         let library = try await Self.loadLibrary(options.coreLibrary, key: key, folder: folder)
         let store: ChatStoreActor
         do {
+            if library != nil {
+                // The library's files opened with this key: the host's own follow a key change of theirs that a crash
+                // cut short between the library's switch and the host's.
+                do { try ChatDatabases.adoptStagedKeyChange(prefix: folder.hostStorePrefix, key: key?.databaseKey) } catch {
+                    throw ChatDatabases.OpenError.errorSQL(dbFile: folder.hostStorePrefix, "\(error)")
+                }
+            }
             store = try ChatStoreActor(
                 prefix: library == nil ? folder.databasePrefix : folder.hostStorePrefix, key: key?.databaseKey,
                 confirmation: .yesUp)

@@ -93,6 +93,14 @@ enum InteractiveMode {
                 }
             case "cmdOk" where command == "/find remote ctrl": Say.line("Waiting for a known desktop…")
             case "cmdOk" where command == "/stop remote ctrl": Say.line("Stopped.")
+            case "archiveImported":
+                Say.line(result.rendered)
+                // The official answer has no field for it (its terminal prints "ok"): where the replaced store went.
+                let prefix = runtime.folder.databasePrefix
+                let backups = ["_chat.db.bak", "_agent.db.bak"].map { prefix + $0 }
+                if backups.allSatisfy(FileManager.default.fileExists(atPath:)) {
+                    Say.line("The previous store is kept as \(backups[0]) and \(backups[1]).")
+                }
             default: Say.line(result.rendered)
             }
         }

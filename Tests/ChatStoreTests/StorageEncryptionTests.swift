@@ -192,9 +192,9 @@ final class StorageEncryptionTests: XCTestCase {
         XCTAssertEqual(SQLiteDatabase.storageState(ofFile: ChatDatabases.files(prefix: prefix).agent), .plaintext)
     }
 
-    /// The agent file's staging name taken by a folder: the chat file is re-keyed, the agent file is not. Each is
-    /// reopened under the key it has, and the same call again finishes the job.
-    func testAFailedChangeOnAnOpenStoreReopensEachFileUnderTheKeyItHas() throws {
+    /// The agent file's staging name taken by a folder: the change fails before anything is switched, both files
+    /// stay under the old key (the chat file's copy is removed) and reopen under it, and the same call again works.
+    func testAFailedChangeOnAnOpenStoreLeavesBothFilesUnderTheOldKey() throws {
         let files = ChatDatabases.files(prefix: prefix)
         let store = try ChatDatabases(prefix: prefix, key: try key("a"), confirmation: .yesUp)
         try writeNotes(store.chat, count: 5)
@@ -205,8 +205,9 @@ final class StorageEncryptionTests: XCTestCase {
         else { return XCTFail("the change did not fail on the agent file") }
         XCTAssertEqual(try noteCount(store.chat), 5)
         XCTAssertEqual(try store.agent.query("SELECT count(*) FROM sqlite_master").count, 1)
-        XCTAssertNoThrow(try SQLiteDatabase(path: files.chat, key: try key("b")))
+        XCTAssertNoThrow(try SQLiteDatabase(path: files.chat, key: try key("a")))
         XCTAssertNoThrow(try SQLiteDatabase(path: files.agent, key: try key("a")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: files.chat + "-rekey"))
 
         try FileManager.default.removeItem(atPath: files.agent + "-rekey")
         try store.changeKey(current: try key("a"), new: try key("b"))

@@ -142,6 +142,20 @@ def main():
         check("forget 1", code == 0, out)
         code, _, err = run("forget", "1", data=data)
         check("forget an unknown desktop: exit 1 with a hint", code == 1 and "controllers" in err, (code, err))
+        # An import at the prompt says where the replaced store was kept (the official answer has no field for it).
+        archive = os.path.join(tmp, "backup.zip")
+        person = Person(["--data", data])
+        person.wait_for("Next:")
+        person.type("/_stop")
+        person.type("/_db export " + json.dumps({"archivePath": archive}))
+        person.wait_for("archiveExported")
+        person.type("/_db import " + json.dumps({"archivePath": archive}))
+        prefix = os.path.join(data, "simplex_v1")
+        check("an import at the prompt names the backups of the store it replaced",
+              person.wait_for(f"The previous store is kept as {prefix}_chat.db.bak and {prefix}_agent.db.bak."),
+              person.text[-400:])
+        person.type("quit")
+        check("and quits with 0", person.p.wait(timeout=20) == 0)
         modes = {n: oct(os.stat(os.path.join(data, n)).st_mode & 0o777) for n in os.listdir(data)}
         check("every file in the data folder is private", all(m in ("0o600", "0o700") for m in modes.values()), modes)
     print(f"{harness.passed} passed, {harness.failed} failed")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An interrupted `/_db export` onto an existing backup leaves that backup whole. `simplex-host --json` exports a store
-with a large files folder to a path that already holds a good archive, and is killed with SIGKILL at moments spread
-over the export; after each kill the old archive is still there byte for byte and opens as a zip with every entry's
-CRC right. An export that runs to its end then replaces it with the new archive and leaves no partial file behind.
+of 50,000 notes with a large files folder to a path that already holds a good archive, and is killed with SIGKILL
+at 20 seeded moments spread over the export; after each kill the old archive is still there byte for byte and opens
+as a zip with every entry's CRC right, and the store opens with every note. An export that runs to its end then
+replaces it with the new archive and leaves no partial file behind.
 
 usage: export_crash_safety.py PATH/TO/simplex-host
 """
@@ -19,9 +20,11 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from json_host import Host, check, finish  # noqa: E402
+from switch_crash_safety import CHAT, NOTES, build_store, notes_in  # noqa: E402
 
-KILLS = 10
-BIG_FILE_MB = 24  # random bytes do not deflate: the export takes seconds
+KILLS = 20
+SEED = 0x5AFE
+BIG_FILE_MB = 12  # random bytes do not deflate: the export takes seconds
 
 
 def digest(path):
@@ -52,7 +55,9 @@ def partials(folder):
 
 def main():
     binary = sys.argv[1]
-    rng = random.Random(0x5AFE)
+    print(f"   kill moments from random.Random({SEED:#x})")
+    rng = random.Random(SEED)
+    started = time.monotonic()
     with tempfile.TemporaryDirectory() as root:
         data = os.path.join(root, "data")
         files = os.path.join(data, "files")
@@ -61,13 +66,9 @@ def main():
         os.makedirs(backups)
         archive = os.path.join(backups, "simplex-chat.zip")
 
+        build_store(binary, data, "note")
         host = Host(binary, data)
         host.ask(f"/_files_folder {files}")
-        host.ask('/_create user {"profile":{"displayName":"backup","fullName":""},"pastTimestamp":false}')
-        host.ask("/_start")
-        for i in range(200):
-            host.send(f"/_create *1 text note {i}")
-        host.ask("/_stop")
         first = export(host, archive)
         check("the first export answers archiveExported", first.get("type") == "archiveExported", json.dumps(first)[:300])
         host.close()
@@ -91,7 +92,7 @@ def main():
               json.dumps(timed)[:300])
         print(f"   a whole export takes {duration:.2f} s")
 
-        interrupted, intact, finished_whole = 0, 0, True
+        interrupted, intact, finished_whole, store_whole = 0, 0, True, 0
         for k in range(KILLS):
             host = Host(binary, data)
             host.ask(f"/_files_folder {files}")
@@ -99,8 +100,21 @@ def main():
             corr = host.send("/_db export " + json.dumps({"archivePath": archive}))
             time.sleep(delay)
             finished = corr in host.kill()
+            tags, ok = notes_in(os.path.join(data, CHAT))
+            host = Host(binary, data)
+            started_again = host.ask("/_start").get("type") == "chatStarted"
+            host.close()
+            if tags == {"note": NOTES} and ok == "ok" and started_again:
+                store_whole += 1
+            else:
+                print(f"   kill {k} at {delay:.2f} s: the store holds {tags}, {ok}, started: {started_again}")
             same = os.path.exists(archive) and digest(archive) == backup_digest
             problem = whole_zip(archive) if os.path.exists(archive) else "missing"
+            if not finished and not same and problem is None and partials(backups) == []:
+                # The kill came after the rename that commits the export and before its answer was written: the
+                # backup is the new whole archive, as if the answer had come.
+                print(f"   kill {k} at {delay:.2f} s: after the export's rename, before its answer")
+                finished = True
             if finished:
                 # The export ran to its end before the kill (a loaded machine is faster or slower than the timed
                 # run): the backup is the new whole archive; the old one goes back for the next kill.
@@ -117,6 +131,8 @@ def main():
         check("the old backup is intact after each kill that interrupted an export onto it", intact == interrupted,
               f"{intact} of {interrupted}")
         check("an export the kill came too late for left a whole archive", finished_whole)
+        check(f"after each of {KILLS} kills the store starts again with all {NOTES} notes", store_whole == KILLS,
+              f"{store_whole} of {KILLS}")
 
         host = Host(binary, data)
         host.ask(f"/_files_folder {files}")
@@ -129,6 +145,7 @@ def main():
             names = set(z.namelist())
         check("the new backup holds the large file", "simplex_v1_files/big.bin" in names, str(sorted(names)[:5]))
         check("no partial export is left beside it", partials(backups) == [], str(partials(backups)))
+    print(f"   {time.monotonic() - started:.1f} s in all")
     finish()
 
 

@@ -153,9 +153,11 @@ struct StorageArchive {
     /// Checks the archive as a whole before anything is written (no duplicate or symbolic-link entry, and what it
     /// declares fits the free space and `maxExpandedBytes`), extracts it into a temporary folder, expanding no entry
     /// past its declared size, and checks both databases there (`ChatDatabases.checkReplacement`: header, the store's
-    /// key, integrity, schema). Only then it closes the store and puts them in place, the old ones kept as
+    /// key, integrity, schema). Only then it closes the store and switches both files together
+    /// (`ChatDatabases.replaceFiles`: a crash leaves the old store or the new one), the old ones kept as
     /// `<database>.bak` beside them as the apps do (the answer has no field to say so: `archiveErrors` are errors);
-    /// then the files and wallpapers, each file replacing one of the same name. Entries whose names would leave the folder are refused one by one.
+    /// then the files and wallpapers, each file replacing one of the same name. Entries whose names would leave the
+    /// folder are refused one by one.
     func importArchive(_ config: ArchiveConfig) throws(ChatError) -> [ArchiveError] {
         let reader: ZipReader
         do { reader = try ZipReader(source: try FileZipSource(path: config.archivePath)) } catch {
@@ -198,19 +200,9 @@ struct StorageArchive {
 
         databases.close()
         do {
-            for (extracted, target) in zip([Self.chatDatabase, Self.agentDatabase], databases.paths) {
-                if fileManager.fileExists(atPath: target) {
-                    try? fileManager.removeItem(atPath: target + ".bak")
-                    try fileManager.copyItem(atPath: target, toPath: target + ".bak")
-                }
-                // The old database's WAL would be replayed into the new file.
-                for companion in SQLiteDatabase.companionFiles(of: target) where fileManager.fileExists(atPath: companion) {
-                    try fileManager.removeItem(atPath: companion)
-                }
-                try moveReplacing(temp + "/" + extracted, to: target)
-            }
+            _ = try databases.replaceFiles(chat: temp + "/" + Self.chatDatabase, agent: temp + "/" + Self.agentDatabase)
         } catch {
-            throw .error(.exception(error.localizedDescription))
+            throw .error(.exception(error.message))
         }
         if let files {
             errors += moveFolderFiles(extractedFiles, into: files)
