@@ -90,6 +90,15 @@ actor EventInbox {
         }
     }
 
+    /// Waits until an event `match` accepts is in the inbox, leaving it there.
+    func waitFor(_ what: String, timeout: Double = 20, _ match: @Sendable (AgentEvent) -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !events.contains(where: match) {
+            if Date() > deadline { throw PeerFailure("no \(what) within \(timeout) s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     func count(_ match: @Sendable (AgentEvent) -> Bool) -> Int { events.filter(match).count }
 
     func removeAll(_ match: @Sendable (AgentEvent) -> Bool) { events.removeAll(where: match) }
@@ -122,7 +131,8 @@ final class TestAgent: @unchecked Sendable {
     }
 
     static func configuration(_ server: SMPServer) -> AgentConfiguration {
-        AgentConfiguration(server: server, client: fast, retryInterval: 0.05, maxRetryInterval: 0.5)
+        AgentConfiguration(
+            server: server, client: fast, retryInterval: 0.05, maxRetryInterval: 0.5, quotaRetryInterval: 0.5)
     }
 
     private func startPump() {
@@ -141,9 +151,18 @@ final class TestAgent: @unchecked Sendable {
 
     /// Stops the agent as a crash would leave it, then starts a new one over the same file.
     func restart() async throws {
+        await stop()
+        try await startAgain()
+    }
+
+    /// Closes the agent and its store file, as a process that ends.
+    func stop() async {
         await agent.close()
         await pump?.value
         await store.close()
+    }
+
+    func startAgain() async throws {
         store = try AgentStoreActor(path: path)
         agent = Agent(store: store, configuration: Self.configuration(server))
         startPump()

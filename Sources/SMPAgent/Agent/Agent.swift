@@ -17,12 +17,14 @@ public struct AgentConfiguration: Sendable {
     /// The first wait after a network failure of a delivery, doubled up to `maxRetryInterval` (seconds).
     public var retryInterval: Double
     public var maxRetryInterval: Double
-    /// How long a delivery held up by `QUOTA` waits for the peer's `A_QCONT` before it tries again (seconds).
+    /// How long a delivery held up by `QUOTA` waits for the peer's `A_QCONT` before it tries again (seconds). The
+    /// retry matters when both directions are full at once: each side's `A_QCONT` then waits behind its own held-up
+    /// message, while the queue it waits for was drained already.
     public var quotaRetryInterval: Double
 
     public init(
         server: SMPServer, client: SMPClientConfiguration = SMPClientConfiguration(), retryInterval: Double = 1,
-        maxRetryInterval: Double = 60, quotaRetryInterval: Double = 3600
+        maxRetryInterval: Double = 60, quotaRetryInterval: Double = 300
     ) {
         self.server = server
         self.client = client
@@ -49,6 +51,8 @@ public actor Agent {
     private var idle: [SndQueueId: CheckedContinuation<Void, Never>] = [:]
     private var woken: Set<SndQueueId> = []
     private var listeners: [RcvQueueId: Task<Void, Never>] = [:]
+    /// Held-up messages `MWARN` was emitted for, once each.
+    private var warned: Set<[UInt8]> = []
     private var isClosed = false
 
     public init(store: AgentStoreActor, configuration: AgentConfiguration) {
@@ -393,7 +397,10 @@ public actor Agent {
                 try? await read { (s) throws(AgentStoreError) in
                     try s.scheduleRetry(message.connId, message.internalId, nextAttemptAt: at)
                 }
-                if message.kind == .message { emit(.mwarn(message.connId, message.internalId, "QUOTA")) }
+                let key = message.connId.bytes + withUnsafeBytes(of: message.internalId.value) { Array($0) }
+                if message.kind == .message, warned.insert(key).inserted {
+                    emit(.mwarn(message.connId, message.internalId, "QUOTA"))
+                }
             case .failed(let reason):
                 try? await read { (s) throws(AgentStoreError) in
                     try s.markFailed(message.connId, message.internalId, error: reason)
@@ -500,6 +507,7 @@ public actor Agent {
     }
 
     private func handle(_ event: SMPQueueEvent, _ queueId: RcvQueueId, _ connId: AgentConnId, _ server: SMPServer) async {
+        debugLog("DBG \(connId) event \(event)")
         switch event {
         case .message(let m):
             do throws(AgentError) { try await receive(m, queueId) } catch { emit(.err(connId, "\(error)")) }
@@ -681,10 +689,12 @@ public actor Agent {
                     lastExternalSndId: Int64(clamping: slot.lastExternalSndId), lastReceivedHash: slot.lastRcvHash,
                     header: decrypted.header)
                 let (kind, ack) = Self.kind(of: decrypted.message)
+                var body: [UInt8]?
+                if case .msg(let b) = decrypted.message { body = b }
                 return ProcessedReceive(
                     kind: kind, sndMsgId: UInt64(clamping: decrypted.header.sndMsgId),
                     hash: try MessageHash(bytes: decrypted.hash), integrity: MessageIntegrity(integrity),
-                    ratchet: StoredRatchet(opened.ratchet), skippedKeys: opened.skippedKeys, ack: ack)
+                    ratchet: StoredRatchet(opened.ratchet), skippedKeys: opened.skippedKeys, ack: ack, body: body)
             }
             return Decrypted(message: decrypted, failure: nil, outcome: outcome)
         }
@@ -694,9 +704,7 @@ public actor Agent {
         }
         switch result.outcome {
         case .duplicate(let earlier)?:
-            // Re-delivered: the layer above acknowledges the earlier one; anything else is done with.
-            if let earlier, earlier.ack == .pending, earlier.serverMsgId == msgId { return }
-            try await ackOnServer(rq, msgId, stored: nil)
+            try await redelivered(earlier, conn, rq, msgId)
         case .stored(let stored)?:
             guard let decrypted = result.message else { return }
             let meta = MessageMeta(
@@ -707,6 +715,32 @@ public actor Agent {
             try await ackOnServer(rq, msgId, stored: nil)
         }
     }
+
+    /// A message the server delivered again (its `ACK` was lost, or we restarted before it was sent): one the layer
+    /// above has not acknowledged is given to it again, up to `maxRedeliveries` times; anything else is ACKed.
+    private func redelivered(_ earlier: RcvMessage?, _ conn: AgentConnection, _ rq: RcvQueue, _ msgId: MsgId)
+        async throws(AgentError)
+    {
+        guard let earlier, earlier.serverMsgId == msgId else { return try await ackOnServer(rq, msgId, stored: nil) }
+        let (connId, id) = (conn.id, earlier.internalId)
+        switch earlier.ack {
+        case .pending:
+            let body = try await read { (s) throws(AgentStoreError) in try s.pendingBody(connId, id) }
+            if earlier.kind == .message, let body, earlier.receiveAttempts <= Self.maxRedeliveries {
+                let meta = MessageMeta(
+                    msgId: id, sndMsgId: earlier.externalSndId, integrity: earlier.integrity,
+                    serverTimestamp: earlier.serverTimestamp)
+                return emit(.msg(connId, meta, body: body))
+            }
+            _ = try await read { (s) throws(AgentStoreError) in try s.acknowledge(connId, id) }
+            try await ackOnServer(rq, msgId, stored: (connId, id))
+        case .acknowledged, .serverAcked:
+            try await ackOnServer(rq, msgId, stored: (connId, id))
+        }
+    }
+
+    /// How many times a message not acknowledged by the layer above is given to it (the reference's 8 attempts).
+    static let maxRedeliveries = 8
 
     /// What the agent does with each `AMessage` (smp.md §4.7 receiver step 4).
     private func dispatch(_ message: AMessage, _ meta: MessageMeta, _ conn: AgentConnection, _ rq: RcvQueue, _ msgId: MsgId)
@@ -780,7 +814,10 @@ public actor Agent {
 
     // MARK: Helpers
 
-    private func emit(_ event: AgentEvent) { emitter.yield(event) }
+    private func emit(_ event: AgentEvent) {
+        debugLog("DBG emit \(event)")
+        emitter.yield(event)
+    }
 
     private func checkOpen() throws(AgentError) { if isClosed { throw .closed } }
 
@@ -831,3 +868,5 @@ extension MessageIntegrity {
         }
     }
 }
+
+func debugLog(_ s: String) { if getenv("AGENT_DEBUG") != nil { print(String(s.prefix(300))) } }
