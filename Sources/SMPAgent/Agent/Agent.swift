@@ -507,7 +507,6 @@ public actor Agent {
     }
 
     private func handle(_ event: SMPQueueEvent, _ queueId: RcvQueueId, _ connId: AgentConnId, _ server: SMPServer) async {
-        debugLog("DBG \(connId) event \(event)")
         switch event {
         case .message(let m):
             do throws(AgentError) { try await receive(m, queueId) } catch { emit(.err(connId, "\(error)")) }
@@ -814,10 +813,7 @@ public actor Agent {
 
     // MARK: Helpers
 
-    private func emit(_ event: AgentEvent) {
-        debugLog("DBG emit \(event)")
-        emitter.yield(event)
-    }
+    private func emit(_ event: AgentEvent) { emitter.yield(event) }
 
     private func checkOpen() throws(AgentError) { if isClosed { throw .closed } }
 
@@ -868,5 +864,3 @@ extension MessageIntegrity {
         }
     }
 }
-
-func debugLog(_ s: String) { if getenv("AGENT_DEBUG") != nil { print(String(s.prefix(300))) } }
