@@ -181,3 +181,48 @@ extension AgentEvent {
         return false
     }
 }
+
+extension AgentTests {
+    /// A contact address (smp.md §4.6): Bob's request arrives as `REQ` with his conn info; Alice accepts it by
+    /// joining Bob's invitation; Bob allows the confirmation, both get `CON`, and messages flow both ways.
+    func testContactAddressRequestAcceptedThenMessages() async throws {
+        let server = try TestSMPServer()
+        let alice = try await TestAgent(server: server.server)
+        let bob = try await TestAgent(server: server.server)
+        let (address, link) = try await alice.agent.createAddress()
+        XCTAssertTrue(link.hasPrefix("simplex:/contact#/?v=2-7&smp="), link)
+        let bConn = try await bob.agent.joinConnection(link, connInfo: bytes("bob's request"))
+        let (invitationId, request) = try await alice.inbox.take("REQ") { e -> ([UInt8], [UInt8])? in
+            if case .req(address, let id, let info) = e { return (id, info) }
+            return nil
+        }
+        XCTAssertEqual(request, bytes("bob's request"))
+        let aConn = try await alice.agent.acceptContact(invitationId: invitationId, connInfo: bytes("alice's info"))
+        let (confirmationId, info) = try await bob.inbox.take("CONF at Bob") { e -> (String, [UInt8])? in
+            if case .conf(bConn, let id, _, let info) = e { return (id, info) }
+            return nil
+        }
+        XCTAssertEqual(info, bytes("alice's info"))
+        try await bob.agent.allowConnection(bConn, confirmationId: confirmationId, connInfo: bytes("bob's info"))
+        try await bob.inbox.take("CON at Bob") { e in e == .con(bConn) ? () : nil }
+        let aliceSaw = try await alice.inbox.take("INFO at Alice") { e -> [UInt8]? in
+            if case .info(aConn, let info) = e { return info }
+            return nil
+        }
+        XCTAssertEqual(aliceSaw, bytes("bob's info"))
+        try await alice.inbox.take("CON at Alice") { e in e == .con(aConn) ? () : nil }
+        try await Self.exchange(3, from: alice, aConn, to: bob, bConn, tag: "a→b")
+        try await Self.exchange(3, from: bob, bConn, to: alice, aConn, tag: "b→a")
+        // A second request to the same address is a new request.
+        let carolAgent = try await TestAgent(server: server.server)
+        _ = try await carolAgent.agent.joinConnection(link, connInfo: bytes("carol"))
+        let carol = try await alice.inbox.take("REQ from Carol") { e -> [UInt8]? in
+            if case .req(address, _, let info) = e { return info }
+            return nil
+        }
+        XCTAssertEqual(carol, bytes("carol"))
+        await carolAgent.close()
+        await alice.close()
+        await bob.close()
+    }
+}

@@ -98,7 +98,7 @@ final class PythonAgentPeerTests: XCTestCase {
     }
 
     /// `count` messages each way with receipts both ways, on a connection that is up at both ends.
-    private func conversation(_ swift: TestAgent, _ conn: AgentConnId, _ python: PythonAgent) async throws {
+    func conversation(_ swift: TestAgent, _ conn: AgentConnId, _ python: PythonAgent) async throws {
         var ids: [InternalMessageId] = []
         for i in 0..<Self.count { ids.append(try await swift.agent.sendMessage(conn, body: Self.xMsgNew("swift \(i)", i))) }
         let received = try await python.wait("message", count: Self.count)
@@ -164,6 +164,53 @@ final class PythonAgentPeerTests: XCTestCase {
         try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
         let confirmation = try await python.wait("confirmation")
         XCTAssertEqual((confirmation[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
+        try await python.wait("connected")
+        try await conversation(swift, conn, python)
+        python.quit()
+        await swift.close()
+    }
+}
+
+extension PythonAgentPeerTests {
+    /// Our address, the Python agent's request (role R of smp.md §4.6): `REQ` with its x.contact, our accept joins
+    /// its invitation.
+    func testPythonRequestsToOurAddress() async throws {
+        let server = try TestSMPServer()
+        let swift = try await TestAgent(server: server.server)
+        let (address, link) = try await swift.agent.createAddress()
+        let python = try PythonAgent(["join", link, "--name", "python", "--auto-receipts"])
+        let (invitationId, info) = try await swift.inbox.take("REQ") { e -> ([UInt8], [UInt8])? in
+            if case .req(address, let id, let info) = e { return (id, info) }
+            return nil
+        }
+        let request = String(decoding: info, as: UTF8.self)
+        XCTAssertTrue(request.contains(#""event":"x.contact""#) && request.contains(#""displayName":"python""#), request)
+        let conn = try await swift.agent.acceptContact(invitationId: invitationId, connInfo: Self.xInfo("swift"))
+        try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
+        let connected = try await python.wait("connected")
+        XCTAssertEqual((connected[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
+        try await conversation(swift, conn, python)
+        python.quit()
+        await swift.close()
+    }
+
+    /// The Python agent's address (role O), our request: it accepts by joining our invitation, we allow.
+    func testWeRequestToPythonAddress() async throws {
+        let server = try TestSMPServer()
+        let swift = try await TestAgent(server: server.server)
+        let python = try PythonAgent(["address", server.address, "--name", "python", "--auto-receipts"])
+        let address = try await python.wait("address")
+        let link = try XCTUnwrap(address[0]["link"] as? String)
+        let xContact = bytes(
+            #"{"v":"1-16","event":"x.contact","params":{"contactReqId":"cmVx","profile":{"displayName":"swift","fullName":""}}}"#)
+        let conn = try await swift.agent.joinConnection(link, connInfo: xContact)
+        let (confirmationId, info) = try await swift.inbox.take("CONF") { e -> (String, [UInt8])? in
+            if case .conf(conn, let id, _, let info) = e { return (id, info) }
+            return nil
+        }
+        XCTAssertTrue(String(decoding: info, as: UTF8.self).contains(#""displayName":"python""#))
+        try await swift.agent.allowConnection(conn, confirmationId: confirmationId, connInfo: Self.xInfo("swift"))
+        try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
         try await python.wait("connected")
         try await conversation(swift, conn, python)
         python.quit()

@@ -116,9 +116,46 @@ public actor Agent {
         return (conn.id, link.text)
     }
 
-    /// Joins a one-time invitation (`joinConnection`, smp.md §4.5 "B — join"): secures the initiator's queue with
-    /// our key, makes the reply queue and queues our confirmation with `connInfo`; `CON` follows when the
-    /// initiator's confirmation arrives.
+    /// A contact address (smp.md §4.6 "O — create"): a queue in contact mode that anyone may send requests to;
+    /// each arrives as `REQ`.
+    public func createAddress() async throws(AgentError) -> (AgentConnId, String) {
+        try checkOpen()
+        let (queue, e2eKey) = try await newQueue(mode: .contact)
+        let new = NewConnection.contactAddress(rcvQueue: queue, agentVersion: AgentVersion.current)
+        let now = Self.now()
+        let conn = try await read { (s) throws(AgentStoreError) in try s.createConnection(new, now: now) }
+        try await listen(conn.rcvQueues[0])
+        let uri = SMPQueueURI(
+            clientVersions: SMPClientVersion.supported,
+            address: SMPQueueAddress(
+                server: queue.server, senderId: queue.senderId, dhPublicKey: e2eKey.publicKey, queueMode: .contact))
+        return (conn.id, ConnectionRequest.contact(ConnectionRequestData(agentVersions: AgentVersion.supported, queue: uri)).text)
+    }
+
+    /// Accepts a contact request (`acceptContact`, smp.md §4.6 "O — receive"): joins the requester's invitation with
+    /// `connInfo`; the new connection's `CON` follows as for any join.
+    public func acceptContact(invitationId: [UInt8], connInfo: [UInt8]) async throws(AgentError) -> AgentConnId {
+        try checkOpen()
+        let request = try await read { (s) throws(AgentStoreError) in try s.addressRequest(invitationId) }
+        guard !request.accepted else { throw .prohibited("request already accepted") }
+        let conn = try await joinConnection(request.invitationLink, connInfo: connInfo)
+        try await read { (s) throws(AgentStoreError) in
+            try s.acceptAddressRequest(invitationId, ownConnInfo: connInfo, joinedConnection: conn)
+        }
+        return conn
+    }
+
+    /// Rejects a contact request: it is forgotten, the requester hears nothing.
+    public func rejectContact(invitationId: [UInt8]) async throws(AgentError) {
+        try checkOpen()
+        try await read { (s) throws(AgentStoreError) in try s.deleteAddressRequest(invitationId) }
+    }
+
+    /// Joins a link (`joinConnection`). A one-time invitation (smp.md §4.5 "B — join"): secures the initiator's
+    /// queue with our key, makes the reply queue and queues our confirmation with `connInfo`; `CON` follows when the
+    /// initiator's confirmation arrives. A contact address (§4.6 "R"): a new invitation of our own goes to the
+    /// address with `connInfo`; its owner joins it, and this connection goes on as one we created (`CONF`, then
+    /// `allowConnection`).
     public func joinConnection(_ link: String, connInfo: [UInt8]) async throws(AgentError) -> AgentConnId {
         try checkOpen()
         let request: ConnectionRequest
@@ -128,7 +165,7 @@ public actor Agent {
             versions = try request.agreeVersions()
         } catch { throw .agent(error) }
         guard case .invitation(let data, let e2e) = request, let e2eVersion = versions.e2e else {
-            throw .notServed("joining a contact address")
+            return try await requestContact(request, versions, connInfo: connInfo)
         }
         let address = data.queues[0].address
         guard address.queueMode == .messaging else {
@@ -251,6 +288,45 @@ public actor Agent {
             } catch { throw .smp(error) }
         }
         try await read { (s) throws(AgentStoreError) in try s.deleteConnection(connId) }
+    }
+
+    /// Sends our new invitation to an address in the one-shot box of smp.md §4.6 R.2, unsigned.
+    private func requestContact(_ request: ConnectionRequest, _ versions: JoinVersions, connInfo: [UInt8])
+        async throws(AgentError) -> AgentConnId
+    {
+        let address = request.data.queues[0].address
+        let (connId, link) = try await createConnection()
+        do throws(AgentError) {
+            let invitation: InvitationRequest
+            let body: [UInt8]
+            do {
+                invitation = try InvitationRequest(parsing: link)
+                body = try AgentSealing.sealInvitation(
+                    invitation, connInfo: connInfo, agentVersion: versions.agent, clientVersion: versions.smpClient,
+                    addressKey: address.dhPublicKey, ephemeralKey: X25519.PrivateKey(), nonce: .random())
+            } catch { throw .agent(error) }
+            do {
+                try await client.send(
+                    to: SenderQueue(server: address.server, senderId: address.senderId), senderKey: nil, body: body,
+                    notification: true)
+            } catch { throw .smp(error) }
+        } catch {
+            try? await deleteConnection(connId)
+            throw error
+        }
+        return connId
+    }
+
+    /// A request on our address: stored, then `REQ`, then the `ACK` (smp.md §4.6 "O — receive").
+    private func receiveRequest(_ invitation: InvitationRequest, connInfo: [UInt8], _ rq: RcvQueue, _ msgId: MsgId)
+        async throws(AgentError)
+    {
+        let (connId, link, now) = (rq.connId, invitation.connectionRequest.text, Self.now())
+        let request = try await read { (s) throws(AgentStoreError) in
+            try s.createAddressRequest(connId, invitationLink: link, connInfo: connInfo, now: now)
+        }
+        emit(.req(connId, invitationId: request.invitationId, connInfo: connInfo))
+        try await ackOnServer(rq, msgId, stored: nil)
     }
 
     // MARK: Handshake
@@ -547,9 +623,12 @@ public actor Agent {
                 try await receiveMessage(encAgentMessage, version: version, conn, rq, m.msgId, timestamp)
             case .repeatedConfirmation:
                 try await ackOnServer(rq, m.msgId, stored: nil)
-            case .invitation:
-                try await ackOnServer(rq, m.msgId, stored: nil)
-                throw .notServed("requests to contact addresses")
+            case .invitation(_, let request, let connInfo):
+                guard conn.mode == .contact else {
+                    try await ackOnServer(rq, m.msgId, stored: nil)
+                    throw .agent(.prohibited("a contact request on a connection that is not an address"))
+                }
+                try await receiveRequest(request, connInfo: connInfo, rq, m.msgId)
             case .ratchetKey:
                 try await ackOnServer(rq, m.msgId, stored: nil)
                 throw .notServed("ratchet re-synchronisation")

@@ -39,6 +39,8 @@ public struct MessageReceipt: Equatable, Sendable {
 public enum AgentEvent: Equatable, Sendable {
     /// `CONF`: the joiner's confirmation reached our invitation; allow the connection with `confirmationId`.
     case conf(AgentConnId, confirmationId: String, servers: [SMPServer], connInfo: [UInt8])
+    /// `REQ`: a contact request reached our address (smp.md §4.6); accept it with `acceptContact(invitationId:)`.
+    case req(AgentConnId, invitationId: [UInt8], connInfo: [UInt8])
     /// `INFO`: the initiator's conn info reached the joiner.
     case info(AgentConnId, connInfo: [UInt8])
     /// `CON`: both directions work.
