@@ -226,3 +226,26 @@ extension AgentTests {
         await bob.close()
     }
 }
+
+extension AgentTests {
+    /// Bytes that are no message of the connection, sent with the sender's own key: reported as `ERR`, ACKed so
+    /// that the server delivers what follows, and the conversation goes on.
+    func testAMessageThatDoesNotOpenIsReportedAndAcknowledged() async throws {
+        let server = try TestSMPServer()
+        let alice = try await TestAgent(server: server.server)
+        let bob = try await TestAgent(server: server.server)
+        let (aConn, bConn) = try await Self.connect(alice, bob)
+        let queue = try await alice.store.read { (s) throws(AgentStoreError) in try s.connection(aConn).sndQueues[0] }
+        let key = try XCTUnwrap(queue.senderAuthKey).privateKey()
+        let client = SMPClient(configuration: TestAgent.fast)
+        for garbage in [[UInt8](repeating: 0x41, count: 100), Array(bytes("\u{0}\u{4}0not a box").prefix(40))] {
+            try await client.send(
+                to: SenderQueue(server: queue.server, senderId: queue.senderId), senderKey: key, body: garbage)
+            try await bob.inbox.take("ERR") { e in if case .err(bConn?, _) = e { () } else { nil } }
+        }
+        await client.close()
+        try await Self.exchange(3, from: alice, aConn, to: bob, bConn, tag: "after")
+        await alice.close()
+        await bob.close()
+    }
+}

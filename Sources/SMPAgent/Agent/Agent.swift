@@ -263,6 +263,7 @@ public actor Agent {
     public func ackMessage(_ connId: AgentConnId, _ msgId: InternalMessageId, receipt: Bool = false) async throws(AgentError) {
         try checkOpen()
         let message = try await read { (s) throws(AgentStoreError) in try s.acknowledge(connId, msgId) }
+        guard message.ack != .serverAcked else { return }
         let rq = try await read { (s) throws(AgentStoreError) in try s.rcvQueue(message.queueId) }
         try await ackOnServer(rq, message.serverMsgId, stored: (connId, msgId))
         if receipt, message.kind == .message {
@@ -280,7 +281,10 @@ public actor Agent {
             return c
         }
         await stopListening(connId)
-        for q in conn.sndQueues { workers.removeValue(forKey: q.id)?.cancel() }
+        for q in conn.sndQueues {
+            workers.removeValue(forKey: q.id)?.cancel()
+            idle.removeValue(forKey: q.id)?.resume()
+        }
         for rq in conn.rcvQueues {
             let queue = try recipient(rq)
             do { try await client.delete(queue) } catch SMPClientError.server(.auth) {
@@ -585,7 +589,18 @@ public actor Agent {
     private func handle(_ event: SMPQueueEvent, _ queueId: RcvQueueId, _ connId: AgentConnId, _ server: SMPServer) async {
         switch event {
         case .message(let m):
-            do throws(AgentError) { try await receive(m, queueId) } catch { emit(.err(connId, "\(error)")) }
+            do throws(AgentError) { try await receive(m, queueId) } catch {
+                emit(.err(connId, "\(error)"))
+                // What cannot be processed is ACKed, or the server holds every later message back; what failed to
+                // be stored or acknowledged is left for the server to deliver again.
+                switch error {
+                case .smp, .closed, .store(.sqlite): break
+                default:
+                    if let rq = try? await read({ (s) throws(AgentStoreError) in try s.rcvQueue(queueId) }) {
+                        try? await ackOnServer(rq, m.msgId, stored: nil)
+                    }
+                }
+            }
         case .disconnected: emit(.down(server, [connId]))
         case .resubscribed: emit(.up(server, [connId]))
         case .end: emit(.err(connId, "END: the queue was subscribed from another connection"))
