@@ -249,3 +249,23 @@ extension AgentTests {
         await bob.close()
     }
 }
+
+extension AgentTests {
+    /// Many connections survive a restart of both agents: `start` subscribes every queue again, and a message on
+    /// each connection arrives.
+    func testEveryConnectionIsSubscribedAgainAtStart() async throws {
+        let server = try TestSMPServer()
+        let alice = try await TestAgent(server: server.server, receipts: false)
+        let bob = try await TestAgent(server: server.server, receipts: false)
+        var pairs: [(AgentConnId, AgentConnId)] = []
+        for _ in 0..<20 { pairs.append(try await Self.connect(alice, bob)) }
+        try await alice.restart()
+        try await bob.restart()
+        for (i, (a, _)) in pairs.enumerated() { _ = try await alice.agent.sendMessage(a, body: bytes("to \(i)")) }
+        for (i, (_, b)) in pairs.enumerated() {
+            try await bob.inbox.waitFor("MSG on connection \(i)") { e in e.isMessage(b, "to \(i)") }
+        }
+        await alice.close()
+        await bob.close()
+    }
+}

@@ -69,11 +69,17 @@ public actor Agent {
     /// queues are subscribed again when it comes back.
     public func start() async throws(AgentError) {
         let subscriptions = try await read { (s) throws(AgentStoreError) in try s.subscriptions() }
-        for server in subscriptions {
-            for q in server.queues {
-                let rq = try await read { (s) throws(AgentStoreError) in try s.rcvQueue(q.queueId) }
-                do throws(AgentError) { try await listen(rq) } catch {
-                    emit(.down(rq.server, [rq.connId]))
+        let ids = subscriptions.flatMap { $0.queues.map(\.queueId) }
+        let queues = try await read { (s) throws(AgentStoreError) in
+            try ids.map { (id) throws(AgentStoreError) in try s.rcvQueue(id) }
+        }
+        // Concurrently, so that the SUBs of one server go out together instead of one round trip each.
+        await withTaskGroup(of: Void.self) { group in
+            for rq in queues {
+                group.addTask {
+                    do throws(AgentError) { try await self.listen(rq) } catch {
+                        await self.emit(.down(rq.server, [rq.connId]))
+                    }
                 }
             }
         }
