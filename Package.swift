@@ -148,7 +148,7 @@ let package = Package(
             name: "simplex-bench",
             dependencies: [
                 "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
-                "SimplexABI", "ChatStore", "SimplexMarkdown", "SMP", "SMPClient",
+                "SimplexABI", "ChatStore", "SimplexMarkdown", "SMP", "SMPClient", "SMPAgent",
             ],
             swiftSettings: strictSwift),
 
