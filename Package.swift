@@ -105,10 +105,11 @@ let package = Package(
             name: "SMPClient", dependencies: ["SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet"],
             swiftSettings: strictSwift),
 
-        // The SMP agent: connections, queues, ratchets and messages over SMP; its store in the agent database.
+        // The SMP agent: connections, queues, ratchets and messages over SMP; its store in the agent database. It
+        // carries out its handshake and deliveries on SMPClient, the lower of the two.
         .target(
             name: "SMPAgent",
-            dependencies: ["ChatStore", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
+            dependencies: ["AgentProtocol", "ChatStore", "SMP", "SMPClient", "Ratchet", "SimplexCrypto", "SimplexEncoding"],
             swiftSettings: strictSwift),
 
         // The embedded chat core: engine, handlers per API section, event queue (chat-api.md).
@@ -147,7 +148,7 @@ let package = Package(
             name: "simplex-bench",
             dependencies: [
                 "SimplexCrypto", "SimplexEncoding", "RemoteChat", "XRCP", "SimplexTLS", "SimplexNet", "SimplexHost", "ChatCore",
-                "SimplexABI", "ChatStore", "SimplexMarkdown", "SMP", "SMPClient",
+                "SimplexABI", "ChatStore", "SimplexMarkdown", "SMP", "SMPClient", "SMPAgent",
             ],
             swiftSettings: strictSwift),
 
@@ -228,7 +229,10 @@ let package = Package(
             resources: [.copy("Fixtures")], swiftSettings: strictSwift),
         .testTarget(
             name: "SMPAgentTests",
-            dependencies: ["SMPAgent", "ChatStore", "SMP", "Ratchet", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
+            dependencies: [
+                "SMPAgent", "AgentProtocol", "ChatStore", "SMP", "SMPClient", "Ratchet", "SimplexCrypto", "SimplexEncoding",
+                "TestSupport",
+            ],
             swiftSettings: strictSwift),
         .testTarget(
             name: "SMPTestServerTests",

@@ -17,6 +17,9 @@
 //   simplex-bench smp [--messages N] [--queues Q]
 //                                            SEND→MSG latency and messages/s through smp-test-server beside a TLS
 //                                            echo of 16 KiB blocks + the per-message crypto; client memory per queue
+//   simplex-bench agent [--messages N]       two SMP agents through smp-test-server: sendMessage→MSG latency
+//                                            beside the SMP floor's SEND→MSG, messages/s one way, both ways, with
+//                                            receipts, beside pipelined SMP
 //   simplex-bench markdown [--mb N]          markdown parse time for N MB (1) of each special character beside
 //                                            plain text, through the Swift API and chat_parse_markdown
 import Foundation
@@ -234,6 +237,10 @@ case "smp":
     var queues = 10_000
     if let i = args.firstIndex(of: "--queues"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { queues = n }
     try await SMPBenchmark.run(messages: messages, queues: queues)
+case "agent":
+    var messages = 1000
+    if let i = args.firstIndex(of: "--messages"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { messages = n }
+    try await AgentBenchmark.run(messages: messages)
 case "markdown":
     var megabytes = 1
     if let i = args.firstIndex(of: "--mb"), i + 1 < args.count, let n = Int(args[i + 1]), n > 0 { megabytes = n }
@@ -241,7 +248,7 @@ case "markdown":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N] | smp [--messages N] [--queues Q] | markdown [--mb N]\n"
+            "usage: simplex-bench [crypto] [--seconds S] | session | host | abi [--seconds S] | core [N] [--groups G] [--rounds R] [--only C] [--encrypted] | files [--mb N] | store-encryption [--seconds S] | goals [--mb N] | smp [--messages N] [--queues Q] | agent [--messages N] | markdown [--mb N]\n"
                 .utf8)
     )
     exit(2)

@@ -182,6 +182,17 @@ extension Migration {
             DROP TABLE servers;
             """#
         ),
+        Migration(
+            name: "m20261203_rcv_message_body",
+            up: #"""
+            -- The body of a received message until its ACK reaches the server: a message delivered again before the chat layer
+            -- acknowledged it (the agent restarted in between) is given to it again, as the reference agent does.
+            ALTER TABLE rcv_messages ADD COLUMN body BLOB;
+            """#,
+            down: #"""
+            ALTER TABLE rcv_messages DROP COLUMN body;
+            """#
+        ),
     ]
     /// The chat database's migrations, oldest first.
     public static let chat: [Migration] = [

@@ -396,11 +396,15 @@ public struct ProcessedReceive: Sendable {
     /// The ACK state to store: `pending` for what the chat layer acknowledges, `acknowledged` for what the agent
     /// ACKs itself.
     public var ack: AckState
+    /// What the chat layer is given, kept while it has not acknowledged it (`pendingBody`).
+    public var body: [UInt8]?
 
     public init(
         kind: AgentMessageKind, sndMsgId: UInt64, hash: MessageHash, integrity: MessageIntegrity, ratchet: StoredRatchet?,
-        skippedKeys: SkippedKeysChange = .unchanged, clearsX3DHKeys: Bool = false, ack: AckState = .pending
+        skippedKeys: SkippedKeysChange = .unchanged, clearsX3DHKeys: Bool = false, ack: AckState = .pending,
+        body: [UInt8]? = nil
     ) {
+        self.body = body
         self.clearsX3DHKeys = clearsX3DHKeys
         self.kind = kind
         self.sndMsgId = sndMsgId

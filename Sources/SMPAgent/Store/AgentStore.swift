@@ -677,13 +677,14 @@ public struct AgentStore {
                 inserted = try db.run(
                     """
                     INSERT INTO rcv_messages (conn_id, internal_id, rcv_queue_id, kind, external_snd_id, server_msg_id,
-                      server_ts, hash, integrity, ack, created_at)
-                    SELECT ?, ?, rcv_queue_id, ?, ?, ?, ?, ?, ?, ?, ? FROM rcv_queues WHERE rcv_queue_id = ? AND conn_id = ?
+                      server_ts, hash, integrity, ack, body, created_at)
+                    SELECT ?, ?, rcv_queue_id, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM rcv_queues WHERE rcv_queue_id = ? AND conn_id = ?
                     """,
                     [
                         .blob(conn.bytes), .integer(slot.internalId.value), .text(processed.kind.rawValue),
                         .counter(processed.sndMsgId), .blob(serverMsgId.bytes), .integer(serverTimestamp),
-                        .blob(processed.hash.bytes), .text(processed.integrity.stored), .text(ack.rawValue), .integer(now),
+                        .blob(processed.hash.bytes), .text(processed.integrity.stored), .text(ack.rawValue),
+                        .optionalBlob(ack == .pending ? processed.body : nil), .integer(now),
                         .integer(queue.value), .blob(conn.bytes),
                     ])
             } catch { throw .sqlite(error) }
@@ -713,6 +714,19 @@ public struct AgentStore {
             ack: try r.tag(AckState.self, "ack"), receiveAttempts: Int(clamping: try r.integer("receive attempts")))
     }
 
+    /// The body of a received message the chat layer has not acknowledged yet, kept to give it again when the server
+    /// delivers it again; nil once acknowledged, or when it had none.
+    public func pendingBody(_ conn: AgentConnId, _ id: InternalMessageId) throws(AgentStoreError) -> [UInt8]? {
+        guard
+            let row = try query(
+                "SELECT body FROM rcv_messages WHERE conn_id = ? AND internal_id = ? AND ack = 'pending'",
+                [.blob(conn.bytes), .integer(id.value)]
+            ).first
+        else { return nil }
+        var r = RowReader(row)
+        return try r.optionalBlob("body")
+    }
+
     /// The chat layer acknowledged a received message (`ackMessage`): its SMP `ACK` is due. Returns the message,
     /// whose queue and server msgId the `ACK` names.
     public func acknowledge(_ conn: AgentConnId, _ id: InternalMessageId) throws(AgentStoreError) -> RcvMessage {
@@ -731,7 +745,7 @@ public struct AgentStore {
         try atomically { () throws(AgentStoreError) in
             let message = try receivedMessage(conn, id)
             try run(
-                "UPDATE rcv_messages SET ack = 'serverAcked' WHERE conn_id = ? AND internal_id = ?",
+                "UPDATE rcv_messages SET ack = 'serverAcked', body = NULL WHERE conn_id = ? AND internal_id = ?",
                 [.blob(conn.bytes), .integer(id.value)])
             try run(
                 "UPDATE rcv_queues SET unacked_msg_id = NULL WHERE rcv_queue_id = ? AND unacked_msg_id = ?",

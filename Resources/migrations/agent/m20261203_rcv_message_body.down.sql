@@ -1,0 +1,1 @@
+ALTER TABLE rcv_messages DROP COLUMN body;
