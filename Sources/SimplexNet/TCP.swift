@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -9,6 +11,7 @@ public final class TCPConnection: @unchecked Sendable {
     // One reader and one writer may use it at once: the kernel serialises each direction.
     let socket: Socket
     public let peer: IPv4Endpoint
+    private let scratch = Mutex<[UInt8]>([])
 
     init(socket: Socket, peer: IPv4Endpoint) {
         self.socket = socket
@@ -56,14 +59,38 @@ public final class TCPConnection: @unchecked Sendable {
     /// Up to `max` bytes; waits at most `timeout` seconds (nil: forever). Empty on timeout; `closed` at end of stream.
     public func read(max: Int = 65536, timeout: Double? = nil) throws(NetError) -> [UInt8] {
         if let timeout, !(try socket.wait(for: Int16(POLLIN), timeoutMilliseconds: Int32(timeout * 1000))) { return [] }
-        var buf = [UInt8](repeating: 0, count: max)
-        while true {
-            let n = recv(socket.fd, &buf, max, 0)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .fromErrno("recv") }
-            guard n > 0 else { throw .closed }
-            return Array(buf[0..<n])
+        // Received into the connection's scratch space and copied out at its length: a stream of 16 KiB blocks
+        // would otherwise allocate and clear `max` bytes for every read.
+        return try scratch.withLock { (space: inout [UInt8]) throws(NetError) -> [UInt8] in
+            if space.count < max { space = [UInt8](repeating: 0, count: max) }
+            while true {
+                let n = space.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, max, 0) }
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw .fromErrno("recv") }
+                guard n > 0 else { throw .closed }
+                return Array(space[0..<n])
+            }
         }
+    }
+
+    /// As much of `bytes` as the socket takes now without waiting (0 when its buffer is full).
+    public func writeAvailable(_ bytes: ArraySlice<UInt8>) throws(NetError) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        while true {
+            let n = bytes.withUnsafeBytes { send(socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n >= 0 { return n }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return 0
+            default: throw .fromErrno("send")
+            }
+        }
+    }
+
+    /// Waits until a write would make progress (or the connection failed, which the write then reports); false
+    /// after `timeout` seconds.
+    public func waitWritable(timeout: Double) throws(NetError) -> Bool {
+        try socket.wait(for: Int16(POLLOUT), timeoutMilliseconds: Int32(timeout * 1000))
     }
 
     /// Writes all of `bytes`.
