@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -11,7 +9,6 @@ public final class TCPConnection: @unchecked Sendable {
     // One reader and one writer may use it at once: the kernel serialises each direction.
     let socket: Socket
     public let peer: IPv4Endpoint
-    private let scratch = Mutex<[UInt8]>([])
 
     init(socket: Socket, peer: IPv4Endpoint) {
         self.socket = socket
@@ -59,18 +56,22 @@ public final class TCPConnection: @unchecked Sendable {
     /// Up to `max` bytes; waits at most `timeout` seconds (nil: forever). Empty on timeout; `closed` at end of stream.
     public func read(max: Int = 65536, timeout: Double? = nil) throws(NetError) -> [UInt8] {
         if let timeout, !(try socket.wait(for: Int16(POLLIN), timeoutMilliseconds: Int32(timeout * 1000))) { return [] }
-        // Received into the connection's scratch space and copied out at its length: a stream of 16 KiB blocks
-        // would otherwise allocate and clear `max` bytes for every read.
-        return try scratch.withLock { (space: inout [UInt8]) throws(NetError) -> [UInt8] in
-            if space.count < max { space = [UInt8](repeating: 0, count: max) }
+        // Received into uninitialised space and copied out at its length: clearing `max` bytes for every read of a
+        // stream of 16 KiB blocks cost more than the copy. No lock: a reader waiting in `recv` holds up no other.
+        var received = 0
+        let space = try [UInt8](unsafeUninitializedCapacity: max) { (buffer, count) throws(NetError) in
+            count = 0
             while true {
-                let n = space.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, max, 0) }
+                let n = recv(socket.fd, buffer.baseAddress, max, 0)
                 if n < 0 && errno == EINTR { continue }
                 guard n >= 0 else { throw .fromErrno("recv") }
                 guard n > 0 else { throw .closed }
-                return Array(space[0..<n])
+                count = n
+                received = n
+                return
             }
         }
+        return received == max ? space : Array(space[0..<received])
     }
 
     /// As much of `bytes` as the socket takes now without waiting (0 when its buffer is full).
