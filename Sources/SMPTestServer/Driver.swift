@@ -25,7 +25,7 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The thin driver: a listener thread, one reader and one writer thread per connection; the protocol logic is in
+/// The thin driver: a listener thread, one reader thread per connection (and a flusher while its socket is full); the protocol logic is in
 /// `ServerConnection` (per connection) and `ServerState` (shared, behind one lock), the durable changes in the
 /// `Journal`, written and synced before a block's responses go out.
 public final class ServerDriver: @unchecked Sendable {
@@ -37,7 +37,7 @@ public final class ServerDriver: @unchecked Sendable {
 
     private let lock = NSLock()
     private var state: ServerState
-    private var writers: [ConnectionId: ConnectionWriter] = [:]
+    private var links: [ConnectionId: ConnectionLink] = [:]
     private var nextId: UInt64 = 1
     private var active = 0
 
@@ -97,7 +97,6 @@ public final class ServerDriver: @unchecked Sendable {
         var reason = "closed"
         var established = false
         var session: SMPTLSSession?
-        var writer: ConnectionWriter?
         let deadline = Date().addingTimeInterval(configuration.handshakeTimeout)
         reading: while true {
             let bytes: [UInt8]
@@ -140,13 +139,10 @@ public final class ServerDriver: @unchecked Sendable {
                         case .established(let p):
                             established = true
                             logConnection(id, p, session, encrypted: link.encryptsBlocks)
-                            let w = ConnectionWriter(link: link)
-                            writer = w
                             lock.withLock {
                                 state.connect(id, parameters: p)
-                                writers[id] = w
+                                links[id] = link
                             }
-                            w.start()
                         case .transmissions(let ts):
                             process { s, now, entropy in s.receive(ts, from: id, now: now, entropy: &entropy) }
                         case .unparsableBatch:
@@ -164,9 +160,8 @@ public final class ServerDriver: @unchecked Sendable {
         }
         lock.withLock {
             state.disconnect(id)
-            writers[id] = nil
+            links[id] = nil
         }
-        writer?.stop()
         link.close()
         log("{\"event\":\"closed\",\"connection\":\(id.raw),\"reason\":\(jsonString(reason))}")
     }
@@ -189,9 +184,11 @@ public final class ServerDriver: @unchecked Sendable {
     }
 
     /// Runs one step of the shared logic, journals its changes (synced) and queues its transmissions, all under the
-    /// lock, so that what one connection's block caused reaches every connection in the order it happened.
+    /// lock, so that what one connection's block caused reaches every connection in the order it happened; then
+    /// writes them from this thread, the first delivery (a `MSG` to a subscriber before the sender's `OK`) first:
+    /// a hand-off to another thread would cost every message a wake-up.
     private func process(_ step: (inout ServerState, Int64, inout SystemEntropy) -> ServerOutput) {
-        lock.withLock {
+        let targets: [ConnectionLink] = lock.withLock {
             var entropy = SystemEntropy()
             let now = Int64(Date().timeIntervalSince1970)
             let out = step(&state, now, &entropy)
@@ -202,8 +199,13 @@ public final class ServerDriver: @unchecked Sendable {
                     exit(3)
                 }
             }
-            for d in out.deliveries { writers[d.connection]?.enqueue(d.transmissions) }
+            return out.deliveries.compactMap { d in
+                let link = links[d.connection]
+                link?.enqueue(d.transmissions)
+                return link
+            }
         }
+        for link in targets { link.send() }
     }
 }
 
@@ -223,13 +225,22 @@ func jsonString(_ s: String) -> String {
     return out + "\""
 }
 
-/// A connection's TLS and block framing, shared by its reader and writer threads under one lock; bytes go to the
-/// socket under the same lock, so TLS records leave in the order they were made.
+/// A connection's TLS and block framing, shared by its reader thread and the threads of connections whose blocks
+/// caused transmissions to it. Writes never wait for the socket: what it does not take at once stays in order in
+/// `unsent`, and a flusher thread, started when first needed, waits for the socket and writes it, so that a slow
+/// reader holds up nobody else. Everything is under one lock, so TLS records leave in the order they were made.
 final class ConnectionLink: @unchecked Sendable {
     let socket: TCPConnection
     private let tls: SMPTLSConnection
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var machine: ServerConnection?
+    /// Transmissions queued for this connection, not yet sealed into blocks.
+    private var pending: [[UInt8]] = []
+    /// TLS bytes the socket has not taken yet, from `unsentStart`.
+    private var unsent: [UInt8] = []
+    private var unsentStart = 0
+    private var flusherStarted = false
+    private var stopped = false
 
     init(socket: TCPConnection, tls: SMPTLSConnection) {
         self.socket = socket
@@ -240,13 +251,6 @@ final class ConnectionLink: @unchecked Sendable {
         try lock.withLock {
             defer { flush() }
             return try tls.receive(bytes)
-        }
-    }
-
-    func send(_ plaintext: [UInt8]) throws {
-        try lock.withLock {
-            try tls.send(plaintext)
-            flush()
         }
     }
 
@@ -277,75 +281,100 @@ final class ConnectionLink: @unchecked Sendable {
         }
     }
 
-    /// Seals transmissions into blocks and sends them.
-    func sendTransmissions(_ ts: [[UInt8]]) throws {
-        try lock.withLock {
-            guard var m = machine else { return }
-            let blocks = try m.seal(ts)
-            machine = m
-            try tls.send(blocks)
+    /// Queues transmissions; called under the server's lock, so that every connection's queue is in the order
+    /// its events happened. `send` seals and writes them.
+    func enqueue(_ ts: [[UInt8]]) {
+        guard !ts.isEmpty else { return }
+        lock.withLock { pending += ts }
+    }
+
+    /// Seals what is queued into blocks and writes it, on the calling thread, outside the server's lock.
+    func send() {
+        lock.withLock {
+            guard !pending.isEmpty, var m = machine, !stopped else { return }
+            let ts = pending
+            pending = []
+            do {
+                let blocks = try m.seal(ts)
+                machine = m
+                try tls.send(blocks)
+            } catch {
+                stopped = true
+                socket.shutdown()
+                return
+            }
             flush()
         }
     }
 
+    /// Ends the connection, after its last bytes (the TLS close) had a moment to leave.
     func close() {
+        let deadline = Date().addingTimeInterval(1)
         lock.withLock {
             tls.close()
             flush()
+            stopped = true
+            lock.broadcast()
+        }
+        while lock.withLock({ unsentStart < unsent.count }), Date() < deadline {
+            guard (try? socket.waitWritable(timeout: 0.1)) != nil else { break }
+            lock.withLock { write() }
         }
         socket.shutdown()
     }
 
+    /// Under the lock: the TLS output goes to the socket now, or behind what is already waiting.
     private func flush() {
         let out = tls.takeOutgoing()
-        if !out.isEmpty { try? socket.write(out) }
-    }
-}
-
-/// A connection's outgoing queue and the thread that writes it: other connections' blocks never wait for a slow
-/// reader here.
-final class ConnectionWriter: @unchecked Sendable {
-    private let link: ConnectionLink
-    private let condition = NSCondition()
-    private var pending: [[UInt8]] = []
-    private var stopped = false
-
-    init(link: ConnectionLink) { self.link = link }
-
-    func start() {
-        let t = Thread { [self] in loop() }
-        t.stackSize = 1 << 20
-        t.start()
-    }
-
-    func enqueue(_ ts: [[UInt8]]) {
-        guard !ts.isEmpty else { return }
-        condition.withLock {
-            pending += ts
-            condition.signal()
+        guard !out.isEmpty else { return }
+        if unsentStart == unsent.count {
+            unsent = out
+            unsentStart = 0
+        } else {
+            unsent += out
+        }
+        write()
+        if unsentStart < unsent.count && !stopped {
+            if !flusherStarted {
+                flusherStarted = true
+                let t = Thread { [self] in flushLoop() }
+                t.stackSize = 1 << 20
+                t.start()
+            }
+            lock.signal()
         }
     }
 
-    func stop() {
-        condition.withLock {
+    /// Under the lock: as much of `unsent` as the socket takes without waiting.
+    private func write() {
+        do {
+            unsentStart += try socket.writeAvailable(unsent[unsentStart...])
+        } catch {
+            unsent = []
+            unsentStart = 0
             stopped = true
-            condition.signal()
+            socket.shutdown()
+            return
+        }
+        if unsentStart == unsent.count {
+            unsent = []
+            unsentStart = 0
+        } else if unsentStart > 1 << 20 {
+            unsent.removeFirst(unsentStart)
+            unsentStart = 0
         }
     }
 
-    private func loop() {
+    private func flushLoop() {
         while true {
-            let batch: [[UInt8]]? = condition.withLock {
-                while pending.isEmpty && !stopped { condition.wait() }
-                if stopped { return nil }
-                defer { pending = [] }
-                return pending
+            let waiting: Bool = lock.withLock {
+                while unsentStart == unsent.count && !stopped { lock.wait() }
+                return !stopped
             }
-            guard let batch else { return }
-            do { try link.sendTransmissions(batch) } catch {
-                link.socket.shutdown()
-                return
-            }
+            guard waiting else { return }
+            // The wait for the socket is outside the lock: the other threads keep queueing behind it meanwhile.
+            guard (try? socket.waitWritable(timeout: 1)) != nil else { return }
+            lock.withLock { write() }
         }
     }
 }

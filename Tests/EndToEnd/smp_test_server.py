@@ -4,7 +4,7 @@ spec): the client's CLI scenarios `all` and `bad` in separate processes, then th
 self-test (END to a replaced subscriber, one message in flight, SUB + PING in one block, quota and the QUOTA marker,
 GET vs SUB, the error codes, unparsable transmissions, DELD, versions 6..18, refusals, basic auth), Ed448 with a chain
 of 4, a restart from --store after SIGKILL with the address, the queues and the messages kept (an ACKed message gone),
-the connection limit, and the command line's refusals.
+a stalled subscriber that holds up nobody, the connection limit, and the command line's refusals.
 
 usage: smp_test_server.py PATH/TO/smp-test-server
 """
@@ -225,6 +225,56 @@ def many_messages_in_order():
             s.stop()
 
 
+STALLED_SUBSCRIBER = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import smp_peer as smp
+c = smp.SMPClient(sys.argv[2], timeout=60)
+for _ in range(int(sys.argv[3])):
+    print(c.create_queue(subscribe=True).snd_id.hex(), flush=True)
+sys.stdin.readline()
+got = 0
+while True:
+    try:
+        smp.expect(c.next_event(timeout=5), "MSG")
+    except smp.SMPError:
+        break
+    got += 1
+print(got, flush=True)
+"""
+
+
+def stalled_subscriber():
+    """A subscriber whose process is stopped while its queues get more messages than the sockets buffer: every SEND
+    is still answered and another connection served at once, and the subscriber gets every message once it reads
+    again (the server's writes never wait for one slow reader)."""
+    s = RealServer()
+    count = 800  # 16 KiB blocks: more than loopback's socket buffers at both ends hold
+    sub = subprocess.Popen([sys.executable, "-c", STALLED_SUBSCRIBER, PEERS, s.address, str(count)],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        ids = [bytes.fromhex(sub.stdout.readline().strip()) for _ in range(count)]
+        os.kill(sub.pid, signal.SIGSTOP)
+        snd, other = s.client(timeout=10), s.client(timeout=10)
+        started = time.monotonic()
+        answers = [snd.send(i, b"x" * 15000).tag for i in ids]
+        smp.expect(other.ping(), "PONG")
+        elapsed = time.monotonic() - started
+        peer_tests.eq(answers, ["OK"] * count, "every SEND answered while the subscriber does not read")
+        assert elapsed < 30, f"{elapsed:.1f} s for the SENDs"
+        os.kill(sub.pid, signal.SIGCONT)
+        sub.stdin.write("\n")
+        sub.stdin.flush()
+        peer_tests.eq(int(sub.stdout.readline()), count, "every message delivered once the subscriber reads again")
+        for c in (snd, other):
+            c.close()
+    finally:
+        os.kill(sub.pid, signal.SIGCONT)
+        sub.kill()
+        sub.wait()
+        s.stop()
+
+
 def connection_limit():
     s = RealServer("--max-connections", "2")
     try:
@@ -285,6 +335,7 @@ def main():
     check("basic auth for NEW", with_real_server(peer_tests.e2e_basic_auth, "--password", "secret"))
     check("restart from --store after SIGKILL", restart_from_store)
     check("1,000 messages in order between two connections", many_messages_in_order)
+    check("a stalled subscriber holds up nobody", stalled_subscriber)
     check("connection limit", connection_limit)
     check("queue limit", queue_limit)
     check("command line refusals", command_line)

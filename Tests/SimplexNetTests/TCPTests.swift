@@ -24,6 +24,29 @@ final class TCPTests: XCTestCase {
         XCTAssertEqual(client.localEndpoint?.address, "127.0.0.1")
     }
 
+    func testWritesThatDoNotWaitForAFullSocket() throws {
+        let listener = try TCPListener(address: "127.0.0.1")
+        let client = try TCPConnection.connect(to: listener.endpoint, timeout: 2)
+        let server = try XCTUnwrap(try listener.accept(timeout: 2))
+        let chunk = ArraySlice([UInt8](repeating: 9, count: 65536))
+        var written = 0
+        // Nobody reads: the socket buffers fill and a write takes nothing, without blocking.
+        while true {
+            let n = try client.writeAvailable(chunk)
+            if n == 0 { break }
+            written += n
+        }
+        XCTAssertGreaterThan(written, 0)
+        XCTAssertEqual(try client.writeAvailable([]), 0)
+        XCTAssertFalse(try client.waitWritable(timeout: 0.05), "a full socket is not writable")
+        var read = 0
+        while read < written { read += try server.read(timeout: 2).count }
+        XCTAssertEqual(read, written)
+        XCTAssertTrue(try client.waitWritable(timeout: 2))
+        server.shutdown()
+        XCTAssertTrue(try client.waitWritable(timeout: 2), "a closed peer wakes the writer, whose write then fails")
+    }
+
     func testRefusedConnectionSaysSo() throws {
         let port = try TCPListener(address: "127.0.0.1").endpoint.port  // released at once: nothing listens there
         XCTAssertEqual(
