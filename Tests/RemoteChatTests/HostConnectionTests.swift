@@ -65,7 +65,13 @@ final class HostConnectionTests: XCTestCase {
         guard case .sessionCode(let code)? = notices.wait(until: { if case .sessionCode = $0 { true } else { false } }) else {
             return XCTFail("no session code")
         }
-        XCTAssertEqual(queue.sync { controller.info?.sessionCode }, code)
+        // The host has its code once its side of TLS is done; the controller's pump may still hold the last bytes.
+        var controllerCode: String?
+        for _ in 0..<500 where controllerCode == nil {
+            controllerCode = queue.sync { controller.info?.sessionCode }
+            if controllerCode == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+        }
+        XCTAssertEqual(controllerCode, code)
         try await connection.verify(code: code)
         XCTAssertNotNil(notices.wait(until: { if case .established = $0 { true } else { false } }))
 
