@@ -152,6 +152,24 @@ final class HumanFormTests: XCTestCase {
         XCTAssertEqual(try parse("/group allow").name, .apiNewGroup)
     }
 
+    /// A group name read unquoted may hold `(` and `'` (it ends only at `(support`), and is written back unquoted:
+    /// quoting it, as the writer once did for any `(`, cannot hold the `'`, and `text` trapped (found by the
+    /// chat-command fuzzer, Tests/Fuzz/chat-command).
+    func testUnquotedGroupNameWithParenthesisAndQuote() throws {
+        func send(_ group: String, support: MemberSupportName? = nil, _ text: String) -> ChatCommand {
+            var send = HumanCommand.SendMessage()
+            send.target = .group(groupName: group, memberSupport: support)
+            send.text = text
+            return .human(.sendMessage(send))
+        }
+        let line = #"#taspemup(ort:'B)ob%Smith') hi "all""#
+        XCTAssertEqual(try parse(line), send("taspemup(ort:'B)ob%Smith')", #"hi "all""#))
+        XCTAssertEqual(send("taspemup(ort:'B)ob%Smith')", #"hi "all""#).text, line)
+        XCTAssertEqual(send("a(b'c", support: MemberSupportName(memberName: nil), "hi").text, "#a(b'c(support) hi")
+        XCTAssertEqual(try parse("#a(b'c(support) hi"), send("a(b'c", support: MemberSupportName(memberName: nil), "hi"))
+        XCTAssertEqual(send("x(support", "hi").text, "#'x(support' hi")
+    }
+
     /// Malformed human forms say what was expected where.
     func testErrorMessages() {
         XCTAssertEqual(

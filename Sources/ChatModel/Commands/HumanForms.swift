@@ -18,9 +18,14 @@ extension Lexeme where Value == String {
             return CommandScanner.text(scanner.take { !CommandScanner.isSpace($0) && $0 != UInt8(ascii: ",") })
         },
         write: { name, out in
-            guard let first = name.utf8.first, isNameStart(first), !name.utf8.contains(UInt8(ascii: "'")) else { return false }
-            let plain = !name.utf8.contains { CommandScanner.isSpace($0) || $0 == UInt8(ascii: ",") }
-            out += plain ? name : "'\(name)'"
+            guard let first = name.utf8.first, isNameStart(first) else { return false }
+            // A token reads to the next space or comma, so a `'` inside one is kept; only a quoted name cannot hold it.
+            if !name.utf8.contains(where: { CommandScanner.isSpace($0) || $0 == UInt8(ascii: ",") }) {
+                out += name
+                return true
+            }
+            guard !name.utf8.contains(UInt8(ascii: "'")) else { return false }
+            out += "'\(name)'"
             return true
         })
 

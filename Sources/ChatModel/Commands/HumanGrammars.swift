@@ -362,7 +362,8 @@ extension Lexeme where Value == SendName {
                 return true
             case .group(let name, let support):
                 out += "#"
-                guard Lexeme<String>.writeName(name, &out, quoteIf: { $0.contains("(") }) else { return false }
+                // Unquoted, a name ends only where `(support` begins, so only a name holding that needs quotes.
+                guard Lexeme<String>.writeName(name, &out, quoteIf: { $0.contains("(support") }) else { return false }
                 guard let support else { return true }
                 out += "(support"
                 if let member = support.memberName {
