@@ -170,6 +170,19 @@ final class HumanFormTests: XCTestCase {
         XCTAssertEqual(send("x(support", "hi").text, "#'x(support' hi")
     }
 
+    /// A short description cut at 160 characters may end in whitespace, and one may start with non-ASCII
+    /// whitespace: both print (`text` trapped on them; found by the chat-command fuzzer). The cut one reads back
+    /// trimmed.
+    func testShortDescriptionsThatPrint() throws {
+        let long = "/group team " + String(repeating: "a", count: 159) + "\u{0C}\u{0C}tail"
+        guard case .human(.newGroup(let group)) = try parse(long) else { return XCTFail("not /group") }
+        XCTAssertEqual(group.shortDescr, String(repeating: "a", count: 159) + "\u{0C}")
+        let again = try parse(ChatCommand.human(.newGroup(group)).text)
+        XCTAssertEqual(try parse(again.text), again)
+        let spaced = try parse("/group team \u{A0}likes tea")
+        XCTAssertEqual(try parse(spaced.text), spaced)
+    }
+
     /// Malformed human forms say what was expected where.
     func testErrorMessages() {
         XCTAssertEqual(

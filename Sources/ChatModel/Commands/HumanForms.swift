@@ -136,10 +136,12 @@ extension Lexeme where Value == String {
             }
             return description.isEmpty ? nil : String(description.prefix(160))
         },
+        // Everything the reader gives has a text form: it may start with non-ASCII whitespace (only spaces are
+        // skipped), and cut at 160 characters it may end in whitespace, which reads back trimmed.
         write: { description, out in
-            guard let first = description.unicodeScalars.first, let last = description.unicodeScalars.last,
-                !first.properties.isWhitespace, !last.properties.isWhitespace, description.count <= 160
-            else { return false }
+            guard let first = description.utf8.first, !CommandScanner.isSpace(first), description.count <= 160 else {
+                return false
+            }
             out += description
             return true
         })
