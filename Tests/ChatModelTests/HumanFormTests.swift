@@ -183,6 +183,15 @@ final class HumanFormTests: XCTestCase {
         XCTAssertEqual(try parse(spaced.text), spaced)
     }
 
+    /// `@alice,,@bob` names an empty member between the two, as the core reads it, and prints back (`text` trapped on
+    /// it; found by the chat-command fuzzer).
+    func testEmptyMemberNameBeforeAComma() throws {
+        let command = try parse("/remove #tea @alice,,@bob")
+        guard case .human(.removeMembers(let remove)) = command else { return XCTFail("not /remove") }
+        XCTAssertEqual(remove.memberNames, ["alice", "", "bob"])
+        XCTAssertEqual(try parse(command.text), command)
+    }
+
     /// Malformed human forms say what was expected where.
     func testErrorMessages() {
         XCTAssertEqual(
