@@ -152,6 +152,46 @@ final class HumanFormTests: XCTestCase {
         XCTAssertEqual(try parse("/group allow").name, .apiNewGroup)
     }
 
+    /// A group name read unquoted may hold `(` and `'` (it ends only at `(support`), and is written back unquoted:
+    /// quoting it, as the writer once did for any `(`, cannot hold the `'`, and `text` trapped (found by the
+    /// chat-command fuzzer, Tests/Fuzz/chat-command).
+    func testUnquotedGroupNameWithParenthesisAndQuote() throws {
+        func send(_ group: String, support: MemberSupportName? = nil, _ text: String) -> ChatCommand {
+            var send = HumanCommand.SendMessage()
+            send.target = .group(groupName: group, memberSupport: support)
+            send.text = text
+            return .human(.sendMessage(send))
+        }
+        let line = #"#taspemup(ort:'B)ob%Smith') hi "all""#
+        XCTAssertEqual(try parse(line), send("taspemup(ort:'B)ob%Smith')", #"hi "all""#))
+        XCTAssertEqual(send("taspemup(ort:'B)ob%Smith')", #"hi "all""#).text, line)
+        XCTAssertEqual(send("a(b'c", support: MemberSupportName(memberName: nil), "hi").text, "#a(b'c(support) hi")
+        XCTAssertEqual(try parse("#a(b'c(support) hi"), send("a(b'c", support: MemberSupportName(memberName: nil), "hi"))
+        XCTAssertEqual(send("x(support", "hi").text, "#'x(support' hi")
+    }
+
+    /// A short description cut at 160 characters may end in whitespace, and one may start with non-ASCII
+    /// whitespace: both print (`text` trapped on them; found by the chat-command fuzzer). The cut one reads back
+    /// trimmed.
+    func testShortDescriptionsThatPrint() throws {
+        let long = "/group team " + String(repeating: "a", count: 159) + "\u{0C}\u{0C}tail"
+        guard case .human(.newGroup(let group)) = try parse(long) else { return XCTFail("not /group") }
+        XCTAssertEqual(group.shortDescr, String(repeating: "a", count: 159) + "\u{0C}")
+        let again = try parse(ChatCommand.human(.newGroup(group)).text)
+        XCTAssertEqual(try parse(again.text), again)
+        let spaced = try parse("/group team \u{A0}likes tea")
+        XCTAssertEqual(try parse(spaced.text), spaced)
+    }
+
+    /// `@alice,,@bob` names an empty member between the two, as the core reads it, and prints back (`text` trapped on
+    /// it; found by the chat-command fuzzer).
+    func testEmptyMemberNameBeforeAComma() throws {
+        let command = try parse("/remove #tea @alice,,@bob")
+        guard case .human(.removeMembers(let remove)) = command else { return XCTFail("not /remove") }
+        XCTAssertEqual(remove.memberNames, ["alice", "", "bob"])
+        XCTAssertEqual(try parse(command.text), command)
+    }
+
     /// Malformed human forms say what was expected where.
     func testErrorMessages() {
         XCTAssertEqual(

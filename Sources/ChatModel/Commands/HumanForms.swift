@@ -18,9 +18,14 @@ extension Lexeme where Value == String {
             return CommandScanner.text(scanner.take { !CommandScanner.isSpace($0) && $0 != UInt8(ascii: ",") })
         },
         write: { name, out in
-            guard let first = name.utf8.first, isNameStart(first), !name.utf8.contains(UInt8(ascii: "'")) else { return false }
-            let plain = !name.utf8.contains { CommandScanner.isSpace($0) || $0 == UInt8(ascii: ",") }
-            out += plain ? name : "'\(name)'"
+            guard let first = name.utf8.first, isNameStart(first) else { return false }
+            // A token reads to the next space or comma, so a `'` inside one is kept; only a quoted name cannot hold it.
+            if !name.utf8.contains(where: { CommandScanner.isSpace($0) || $0 == UInt8(ascii: ",") }) {
+                out += name
+                return true
+            }
+            guard !name.utf8.contains(UInt8(ascii: "'")) else { return false }
+            out += "'\(name)'"
             return true
         })
 
@@ -131,10 +136,12 @@ extension Lexeme where Value == String {
             }
             return description.isEmpty ? nil : String(description.prefix(160))
         },
+        // Everything the reader gives has a text form: it may start with non-ASCII whitespace (only spaces are
+        // skipped), and cut at 160 characters it may end in whitespace, which reads back trimmed.
         write: { description, out in
-            guard let first = description.unicodeScalars.first, let last = description.unicodeScalars.last,
-                !first.properties.isWhitespace, !last.properties.isWhitespace, description.count <= 160
-            else { return false }
+            guard let first = description.utf8.first, !CommandScanner.isSpace(first), description.count <= 160 else {
+                return false
+            }
             out += description
             return true
         })

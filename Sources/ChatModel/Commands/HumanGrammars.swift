@@ -312,6 +312,9 @@ extension Lexeme where Value == [String] {
             guard !names.isEmpty else { return false }
             for (i, name) in names.enumerated() {
                 out += i == 0 ? "@" : ",@"
+                // A name token may start with a comma, so `@a,,@b` holds an empty name, as in the core; written as
+                // nothing, it reads back wherever a comma follows.
+                if name.isEmpty, i < names.count - 1 { continue }
                 guard Lexeme<String>.displayName.write(name, &out) else { return false }
             }
             return true
@@ -362,7 +365,8 @@ extension Lexeme where Value == SendName {
                 return true
             case .group(let name, let support):
                 out += "#"
-                guard Lexeme<String>.writeName(name, &out, quoteIf: { $0.contains("(") }) else { return false }
+                // Unquoted, a name ends only where `(support` begins, so only a name holding that needs quotes.
+                guard Lexeme<String>.writeName(name, &out, quoteIf: { $0.contains("(support") }) else { return false }
                 guard let support else { return true }
                 out += "(support"
                 if let member = support.memberName {
