@@ -21,12 +21,18 @@ func split(_ bytes: [UInt8]) -> (selector: UInt8, rest: [UInt8])? {
     return (first, Array(bytes.dropFirst()))
 }
 
-/// For what decodes: its encoding decodes to it again (decode ∘ encode = identity on decoded values).
+/// For what decodes: its encoding decodes again, and that value encodes to the same bytes. Not decode ∘ encode =
+/// identity: some layouts drop what their version cannot carry, as the reference's do (a queue address below SMP
+/// client version 15 writes no queue mode, yet one trailing its bytes is read), so only the encoding is a fixed point.
 func checkRoundTrip<T: BinaryCodable & Equatable>(_ type: T.Type, _ bytes: [UInt8]) {
     guard let value = try? T(decoding: bytes) else { return }
     guard let encoded = try? value.encoded() else { return }
     let again = try? T(decoding: encoded)
-    invariant(again == value, "\(T.self): \(value) encodes to \(encoded), which decodes to \(String(describing: again))")
+    let reencoded = again.flatMap { try? $0.encoded() }
+    invariant(
+        reencoded == encoded,
+        "\(T.self): \(value) encodes to \(encoded), which decodes to \(String(describing: again)) encoding to "
+            + "\(String(describing: reencoded))")
 }
 
 /// A key or context the harness builds from constants; failing to build one is a broken harness, not an input.
