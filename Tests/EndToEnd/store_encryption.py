@@ -259,7 +259,7 @@ def key_change_on_a_full_disk(binary, schema):
             written = host.run("/_get chat *1 count=100")["chat"]["chatItems"]
             host.run("/_stop")
             filler = os.path.join(mount, "filler")
-            with open(filler, "wb") as f:
+            with open(filler, "wb", buffering=0) as f:  # unbuffered: a failed write leaves nothing for close
                 try:
                     while True:
                         f.write(b"\0" * 65_536)
