@@ -1,6 +1,7 @@
 import Foundation
 import SMP
 import SMPAgent
+import SMPServerProcess
 import TestSupport
 import XCTest
 
