@@ -169,6 +169,10 @@ let package = Package(
             name: "TestPeers",
             dependencies: ["XRCP", "SimplexTLS", "SimplexHTTP2", "SimplexCrypto", "SimplexEncoding", "TestSupport"],
             path: "Tests/TestPeers", swiftSettings: strictSwift),
+        // Our smp-test-server as a process, for the client's and the agent's tests.
+        .target(
+            name: "SMPServerProcess", dependencies: ["SMP", "TestSupport"], path: "Tests/SMPServerProcess",
+            swiftSettings: strictSwift),
         .testTarget(name: "SimplexEncodingTests", dependencies: ["SimplexEncoding", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(
             name: "SimplexCryptoTests",
@@ -206,7 +210,10 @@ let package = Package(
             resources: [.copy("Vectors")], swiftSettings: strictSwift),
         .testTarget(
             name: "SMPClientTests",
-            dependencies: ["SMPClient", "SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport"],
+            dependencies: [
+                "SMPClient", "SMP", "SimplexTLS", "SimplexCrypto", "SimplexEncoding", "SimplexNet", "TestSupport",
+                "SMPServerProcess",
+            ],
             swiftSettings: strictSwift),
         .testTarget(name: "ChatModelTests", dependencies: ["ChatModel", "TestSupport"], swiftSettings: strictSwift),
         .testTarget(name: "SimplexMarkdownTests", dependencies: ["SimplexMarkdown"], swiftSettings: strictSwift),
@@ -231,7 +238,7 @@ let package = Package(
             name: "SMPAgentTests",
             dependencies: [
                 "SMPAgent", "AgentProtocol", "ChatStore", "SMP", "SMPClient", "Ratchet", "SimplexCrypto", "SimplexEncoding",
-                "TestSupport",
+                "TestSupport", "SMPServerProcess",
             ],
             swiftSettings: strictSwift),
         .testTarget(

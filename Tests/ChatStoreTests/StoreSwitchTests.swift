@@ -35,6 +35,20 @@ final class StoreSwitchTests: XCTestCase {
     }
 
     /// The tag of the notes in both files, checking that each holds all `count` of them and no others.
+    /// Another store in `incoming/` with notes tagged "archived", and the store at `prefix` with notes tagged
+    /// "current"; both closed.
+    private func archivedAndCurrent() throws -> (other: ChatDatabases, store: ChatDatabases) {
+        let incoming = folder.appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let other = try ChatDatabases(prefix: incoming.appendingPathComponent("x").path, confirmation: .yesUp)
+        try writeNotes(other, tag: "archived")
+        other.close()
+        let store = try ChatDatabases(prefix: prefix, confirmation: .yesUp)
+        try writeNotes(store, tag: "current")
+        store.close()
+        return (other, store)
+    }
+
     private func notesTag(_ store: ChatDatabases, count: Int = 40) throws -> String? {
         var tags: Set<String> = []
         for db in [store.chat, store.agent] {
@@ -133,16 +147,9 @@ final class StoreSwitchTests: XCTestCase {
     /// its renames (the new store, the old one as `.bak`).
     func testAnImportCutShortAtEveryStepOpensOneWholeStore() throws {
         let files = ChatDatabases.files(prefix: prefix)
-        let incoming = folder.appendingPathComponent("incoming")
         for cut in -1...4 {
             try? FileManager.default.removeItem(at: folder)
-            try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-            let other = try ChatDatabases(prefix: incoming.appendingPathComponent("x").path, confirmation: .yesUp)
-            try writeNotes(other, tag: "archived")
-            other.close()
-            let store = try ChatDatabases(prefix: prefix, confirmation: .yesUp)
-            try writeNotes(store, tag: "current")
-            store.close()
+            let (other, _) = try archivedAndCurrent()
             for (source, target) in zip(other.paths, [files.chat, files.agent]) {
                 try FileManager.default.moveItem(atPath: source, toPath: StoreSwitch.stagingPath(of: target, kind: .import))
             }
@@ -172,14 +179,7 @@ final class StoreSwitchTests: XCTestCase {
     /// The public import path: both files replaced through the journal, the old ones named in the result.
     func testReplaceFilesKeepsTheOldStoreAsBackups() throws {
         let files = ChatDatabases.files(prefix: prefix)
-        let incoming = folder.appendingPathComponent("incoming")
-        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
-        let other = try ChatDatabases(prefix: incoming.appendingPathComponent("x").path, confirmation: .yesUp)
-        try writeNotes(other, tag: "archived")
-        other.close()
-        let store = try ChatDatabases(prefix: prefix, confirmation: .yesUp)
-        try writeNotes(store, tag: "current")
-        store.close()
+        let (other, store) = try archivedAndCurrent()
         XCTAssertEqual(
             try store.replaceFiles(chat: other.paths[0], agent: other.paths[1]), [files.chat + ".bak", files.agent + ".bak"])
         try store.reopen()

@@ -26,11 +26,11 @@ def finish():
 
 
 class Host:
-    """`simplex-host --json --data DATA`: commands with their own corrIds, answers read from its output."""
+    """`simplex-host --json --data DATA [ARGS]`: commands with their own corrIds, answers read from its output."""
 
-    def __init__(self, binary, data):
-        self.p = subprocess.Popen([binary, "--json", "--data", data], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    def __init__(self, binary, data, args=(), env=None, stderr=subprocess.DEVNULL):
+        self.p = subprocess.Popen([binary, "--json", "--data", data, *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=stderr, text=True, bufsize=1, env=env)
         self.n = 0
 
     def send(self, command):
@@ -40,13 +40,19 @@ class Host:
         self.p.stdin.flush()
         return corr
 
-    def ask(self, command):
-        corr = self.send(command)
+    def answer(self, corr):
+        """The response to `corr`, or None when the host ends without giving it."""
         for line in self.p.stdout:
             message = json.loads(line)
             if message.get("corrId") == corr:
                 return message["resp"]
-        raise SystemExit(f"the host ended before answering {command}")
+        return None
+
+    def ask(self, command):
+        resp = self.answer(self.send(command))
+        if resp is None:
+            raise SystemExit(f"the host ended before answering {command}")
+        return resp
 
     def kill(self):
         """Kills the host; returns the corrIds it had answered (what it wrote is still in the pipe)."""

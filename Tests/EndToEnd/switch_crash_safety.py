@@ -38,6 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Peers"))
+import json_host  # noqa: E402
 from json_host import check, finish  # noqa: E402
 import unseal_db  # noqa: E402
 
@@ -49,34 +50,21 @@ CHAT, AGENT = "simplex_v1_chat.db", "simplex_v1_agent.db"
 CORE_ARGS = []  # --core-lib PATH, or nothing
 
 
-class Host:
+class Host(json_host.Host):
     """`simplex-host --json --data DATA` with the key in SIMPLEX_DB_KEY (none: plaintext)."""
 
     def __init__(self, binary, data, key=None):
         env = {k: v for k, v in os.environ.items() if k != "SIMPLEX_DB_KEY"}
         if key is not None:
             env["SIMPLEX_DB_KEY"] = key
-        self.p = subprocess.Popen([binary, "--json", "--data", data, *CORE_ARGS], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
-        self.n = 0
-
-    def send(self, command):
-        self.n += 1
-        corr = f"c{self.n}"
-        self.p.stdin.write(json.dumps({"corrId": corr, "cmd": command}) + "\n")
-        self.p.stdin.flush()
-        return corr
+        super().__init__(binary, data, CORE_ARGS, env=env, stderr=subprocess.PIPE)
 
     def ask(self, command):
         try:
             corr = self.send(command)
         except BrokenPipeError:
             return None
-        for line in self.p.stdout:
-            message = json.loads(line)
-            if message.get("corrId") == corr:
-                return message["resp"]
-        return None  # ended without answering: a refused start
+        return self.answer(corr)  # None: ended without answering, a refused start
 
     def exit_code(self):
         """The exit code of a host that ends at once (a refused key), or None while it runs and answers."""

@@ -5,64 +5,6 @@ import SMPClient
 import TestSupport
 import XCTest
 
-/// Our `smp-test-server` in its own process on 127.0.0.1 (the binary built next to the test bundle), optionally
-/// with a store file so that it can be killed and started again on the same port.
-final class TestSMPServer {
-    let process = Process()
-    let server: SMPServer
-    let port: UInt16
-    let address: String
-
-    static func binary() throws -> URL {
-        let candidates = [
-            Bundle.main.executableURL?.deletingLastPathComponent(),
-            Bundle(for: TestSMPServer.self).bundleURL.deletingLastPathComponent(),
-            Python.repositoryRoot.appendingPathComponent(".build/debug"),
-        ]
-        for folder in candidates.compactMap({ $0 }) {
-            let url = folder.appendingPathComponent("smp-test-server")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw PeerFailure("smp-test-server is not built next to the tests (swift build --build-tests builds it)")
-    }
-
-    init(_ arguments: [String] = [], port: UInt16 = 0) throws {
-        process.executableURL = try Self.binary()
-        process.arguments = ["--port", String(port), "--quiet"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line: [UInt8] = []
-        while !line.contains(0x0a) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                kill(process.processIdentifier, SIGKILL)
-                throw PeerFailure("smp-test-server exited before printing its address")
-            }
-            line += chunk
-        }
-        let json = try JSONSerialization.jsonObject(with: Data(line.prefix { $0 != 0x0a })) as? [String: Any]
-        guard let address = json?["address"] as? String, let p = json?["port"] as? Int, let port = UInt16(exactly: p) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw PeerFailure("no address in \(String(decoding: line, as: UTF8.self))")
-        }
-        self.address = address
-        self.port = port
-        server = try SMPServerWithAuth(parsing: address).server
-    }
-
-    deinit { killNow() }
-
-    /// SIGKILL: what the server's store must survive.
-    func killNow() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-}
-
 /// A file in memory when the machine has /dev/shm (each synced write costs less there).
 func temporaryPath(_ name: String) -> String {
     let shm = URL(fileURLWithPath: "/dev/shm")

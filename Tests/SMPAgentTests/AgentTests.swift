@@ -2,6 +2,7 @@ import Foundation
 import SMP
 import SMPAgent
 import SMPClient
+import SMPServerProcess
 import TestSupport
 import XCTest
 

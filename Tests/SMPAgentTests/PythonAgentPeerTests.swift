@@ -1,6 +1,7 @@
 import Foundation
 import SMP
 import SMPAgent
+import SMPServerProcess
 import TestSupport
 import XCTest
 
@@ -97,8 +98,25 @@ final class PythonAgentPeerTests: XCTestCase {
         bytes(#"{"v":"1-16","msgId":"bXNn\#(n)","event":"x.msg.new","params":{"content":{"text":"\#(text)","type":"text"}}}"#)
     }
 
-    /// `count` messages each way with receipts both ways, on a connection that is up at both ends.
-    func conversation(_ swift: TestAgent, _ conn: AgentConnId, _ python: PythonAgent) async throws {
+    /// Our side of the Python agent's confirmation: its profile in `CONF`, our allow, then `CON`.
+    func allowPython(_ swift: TestAgent, _ conn: AgentConnId) async throws {
+        let (confirmationId, info) = try await swift.inbox.take("CONF") { e -> (String, [UInt8])? in
+            if case .conf(conn, let id, _, let info) = e { return (id, info) }
+            return nil
+        }
+        XCTAssertTrue(String(decoding: info, as: UTF8.self).contains(#""displayName":"python""#))
+        try await swift.agent.allowConnection(conn, confirmationId: confirmationId, connInfo: Self.xInfo("swift"))
+        try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
+    }
+
+    /// The Python agent's `connected`, with our profile.
+    func pythonConnected(_ python: PythonAgent) async throws {
+        let connected = try await python.wait("connected")
+        XCTAssertEqual((connected[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
+    }
+
+    /// `count` messages each way with receipts both ways, on a connection that is up at both ends; then both end.
+    func conversationThenClose(_ swift: TestAgent, _ conn: AgentConnId, _ python: PythonAgent) async throws {
         var ids: [InternalMessageId] = []
         for i in 0..<Self.count { ids.append(try await swift.agent.sendMessage(conn, body: Self.xMsgNew("swift \(i)", i))) }
         let received = try await python.wait("message", count: Self.count)
@@ -128,6 +146,8 @@ final class PythonAgentPeerTests: XCTestCase {
         }
         let receipts = try await python.wait("receipt", count: Self.count)
         XCTAssertEqual(Set(receipts.map { $0["status"] as? String }), ["ok"])
+        python.quit()
+        await swift.close()
     }
 
     func testSwiftCreatesPythonJoins() async throws {
@@ -135,18 +155,9 @@ final class PythonAgentPeerTests: XCTestCase {
         let swift = try await TestAgent(server: server.server)
         let (conn, link) = try await swift.agent.createConnection()
         let python = try PythonAgent(["join", link, "--name", "python", "--auto-receipts"])
-        let (confirmationId, info) = try await swift.inbox.take("CONF") { e -> (String, [UInt8])? in
-            if case .conf(conn, let id, _, let info) = e { return (id, info) }
-            return nil
-        }
-        XCTAssertTrue(String(decoding: info, as: UTF8.self).contains(#""displayName":"python""#))
-        try await swift.agent.allowConnection(conn, confirmationId: confirmationId, connInfo: Self.xInfo("swift"))
-        try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
-        let connected = try await python.wait("connected")
-        XCTAssertEqual((connected[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
-        try await conversation(swift, conn, python)
-        python.quit()
-        await swift.close()
+        try await allowPython(swift, conn)
+        try await pythonConnected(python)
+        try await conversationThenClose(swift, conn, python)
     }
 
     func testPythonCreatesSwiftJoins() async throws {
@@ -165,9 +176,7 @@ final class PythonAgentPeerTests: XCTestCase {
         let confirmation = try await python.wait("confirmation")
         XCTAssertEqual((confirmation[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
         try await python.wait("connected")
-        try await conversation(swift, conn, python)
-        python.quit()
-        await swift.close()
+        try await conversationThenClose(swift, conn, python)
     }
 }
 
@@ -187,11 +196,8 @@ extension PythonAgentPeerTests {
         XCTAssertTrue(request.contains(#""event":"x.contact""#) && request.contains(#""displayName":"python""#), request)
         let conn = try await swift.agent.acceptContact(invitationId: invitationId, connInfo: Self.xInfo("swift"))
         try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
-        let connected = try await python.wait("connected")
-        XCTAssertEqual((connected[0]["profile"] as? [String: Any])?["displayName"] as? String, "swift")
-        try await conversation(swift, conn, python)
-        python.quit()
-        await swift.close()
+        try await pythonConnected(python)
+        try await conversationThenClose(swift, conn, python)
     }
 
     /// The Python agent's address (role O), our request: it accepts by joining our invitation, we allow.
@@ -204,16 +210,8 @@ extension PythonAgentPeerTests {
         let xContact = bytes(
             #"{"v":"1-16","event":"x.contact","params":{"contactReqId":"cmVx","profile":{"displayName":"swift","fullName":""}}}"#)
         let conn = try await swift.agent.joinConnection(link, connInfo: xContact)
-        let (confirmationId, info) = try await swift.inbox.take("CONF") { e -> (String, [UInt8])? in
-            if case .conf(conn, let id, _, let info) = e { return (id, info) }
-            return nil
-        }
-        XCTAssertTrue(String(decoding: info, as: UTF8.self).contains(#""displayName":"python""#))
-        try await swift.agent.allowConnection(conn, confirmationId: confirmationId, connInfo: Self.xInfo("swift"))
-        try await swift.inbox.take("CON") { e in e == .con(conn) ? () : nil }
+        try await allowPython(swift, conn)
         try await python.wait("connected")
-        try await conversation(swift, conn, python)
-        python.quit()
-        await swift.close()
+        try await conversationThenClose(swift, conn, python)
     }
 }

@@ -1,74 +1,10 @@
 import Foundation
 import SMP
 import SMPClient
+import SMPServerProcess
 import SimplexCrypto
 import TestSupport
 import XCTest
-
-/// Our `smp-test-server` (Sources/smp-test-server) in its own process on 127.0.0.1, the binary built next to the test
-/// bundle; its compatibility with the independent Python client is proved in Tests/EndToEnd/smp_test_server.py.
-final class OwnSMPServer {
-    let process = Process()
-    let server: SMPServer
-    let port: UInt16
-    let queues: Int
-
-    /// The built `smp-test-server`: in the test bundle's folder (the build's products folder), else `.build/debug`.
-    static func binary() throws -> URL {
-        let candidates = [
-            Bundle.main.executableURL?.deletingLastPathComponent(),
-            Bundle(for: OwnSMPServer.self).bundleURL.deletingLastPathComponent(),
-            Python.repositoryRoot.appendingPathComponent(".build/debug"),
-        ]
-        for folder in candidates.compactMap({ $0 }) {
-            let url = folder.appendingPathComponent("smp-test-server")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw XCTSkip("smp-test-server is not built next to the tests (swift build --build-tests builds it)")
-    }
-
-    init(_ arguments: [String] = [], port: UInt16 = 0) throws {
-        process.executableURL = try Self.binary()
-        process.arguments = ["--port", String(port), "--quiet"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        do {
-            (server, self.port, queues) = try Self.readAddress(output)
-        } catch {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw error
-        }
-    }
-
-    /// The one JSON line the server prints on stdout.
-    private static func readAddress(_ output: Pipe) throws -> (SMPServer, UInt16, Int) {
-        var line: [UInt8] = []
-        while !line.contains(0x0a) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw PeerFailure("smp-test-server exited before printing its address") }
-            line += chunk
-        }
-        let json = try JSONSerialization.jsonObject(with: Data(line.prefix { $0 != 0x0a })) as? [String: Any]
-        guard let address = json?["address"] as? String, let p = json?["port"] as? Int, let port = UInt16(exactly: p),
-            let queues = json?["queues"] as? Int
-        else { throw PeerFailure("no address in \(String(decoding: line, as: UTF8.self))") }
-        return (try SMPServerWithAuth(parsing: address).server, port, queues)
-    }
-
-    deinit { killNow() }
-
-    /// SIGKILL: the test process's signal mask, which children inherit, blocks SIGTERM; and a kill is what the
-    /// store must survive.
-    func killNow() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-}
 
 /// Our client against our server: a restart from the server's store, and volume both ways.
 final class OwnServerTests: XCTestCase {
@@ -90,7 +26,7 @@ final class OwnServerTests: XCTestCase {
     func testRestartFromStoreResubscribesAndRedelivers() async throws {
         let store = storePath()
         defer { try? FileManager.default.removeItem(at: store) }
-        let first = try OwnSMPServer(["--store", store.path])
+        let first = try TestSMPServer(["--store", store.path])
         XCTAssertEqual(first.queues, 0)
         let recipient = SMPClient(configuration: fast)
         let sender = SMPClient(configuration: fast)
@@ -104,7 +40,7 @@ final class OwnServerTests: XCTestCase {
         let delivered = try XCTUnwrap(log.messages.first?.msgId)
 
         first.killNow()
-        let restarted = try OwnSMPServer(["--store", store.path], port: first.port)
+        let restarted = try TestSMPServer(["--store", store.path], port: first.port)
         XCTAssertEqual(restarted.server, first.server)
         XCTAssertEqual(restarted.queues, 1)
         let events = await log.wait(for: 4, timeout: 15)
@@ -128,7 +64,7 @@ final class OwnServerTests: XCTestCase {
     /// the same time: every message arrives once and in order, and both queues are empty afterwards.
     func testTenThousandMessagesEachWay() async throws {
         let count = 10_000
-        let peer = try OwnSMPServer(["--quota", String(count * 2)])
+        let peer = try TestSMPServer(["--quota", String(count * 2)])
         let alice = SMPClient(configuration: fast)
         let bob = SMPClient(configuration: fast)
         let aliceQueue = try await alice.createQueue(on: peer.server)

@@ -166,6 +166,13 @@ public struct JSONWriter {
         value(v)
     }
 
+    public mutating func field(_ name: StaticString, _ numbers: [Int64]) {
+        key(name)
+        beginArray()
+        for n in numbers { integer(n) }
+        endArray()
+    }
+
     // Optional members are left out when absent (`omitNothingFields`, chat-api.md §2.3).
 
     public mutating func field(_ name: StaticString, _ s: String?) {

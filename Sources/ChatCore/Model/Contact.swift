@@ -445,10 +445,7 @@ public struct Contact: Hashable, Sendable, JSONWritable {
         w.field("contactGroupMemberId", contactGroupMemberId)
         w.field("contactGrpInvSent", contactGrpInvSent)
         w.field("groupDirectInv", groupDirectInv)
-        w.key("chatTags")
-        w.beginArray()
-        for tag in chatTags { w.integer(tag) }
-        w.endArray()
+        w.field("chatTags", chatTags)
         w.field("chatItemTTL", chatItemTTL)
         w.field("uiThemes", uiThemes?.json)
         w.field("chatDeleted", chatDeleted)

@@ -256,10 +256,7 @@ public struct GroupInfo: Hashable, Sendable, JSONWritable {
         w.field("updatedAt", updatedAt)
         w.field("chatTs", chatTs)
         w.field("userMemberProfileSentAt", userMemberProfileSentAt)
-        w.key("chatTags")
-        w.beginArray()
-        for tag in chatTags { w.integer(tag) }
-        w.endArray()
+        w.field("chatTags", chatTags)
         w.field("chatItemTTL", chatItemTTL)
         w.field("uiThemes", uiThemes?.json)
         w.field("customData", customData.map(JSONValue.init))

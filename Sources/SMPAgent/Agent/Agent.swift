@@ -109,13 +109,7 @@ public actor Agent {
         let new = NewConnection.invitation(
             rcvQueue: queue, x3dhKeys: StoredX3DHKeys(key1: StoredX448Key(a1), key2: StoredX448Key(a2)),
             agentVersion: AgentVersion.current)
-        let now = Self.now()
-        let conn = try await read { (s) throws(AgentStoreError) in try s.createConnection(new, now: now) }
-        try await listen(conn.rcvQueues[0])
-        let uri = SMPQueueURI(
-            clientVersions: SMPClientVersion.supported,
-            address: SMPQueueAddress(
-                server: queue.server, senderId: queue.senderId, dhPublicKey: e2eKey.publicKey, queueMode: .messaging))
+        let (conn, uri) = try await storeAndListen(new, queue, e2eKey, mode: .messaging)
         let link = ConnectionRequest.invitation(
             ConnectionRequestData(agentVersions: AgentVersion.supported, queue: uri),
             E2ERatchetParamsURI(versions: E2EVersion.supported, key1: a1.publicKey, key2: a2.publicKey))
@@ -128,13 +122,7 @@ public actor Agent {
         try checkOpen()
         let (queue, e2eKey) = try await newQueue(mode: .contact)
         let new = NewConnection.contactAddress(rcvQueue: queue, agentVersion: AgentVersion.current)
-        let now = Self.now()
-        let conn = try await read { (s) throws(AgentStoreError) in try s.createConnection(new, now: now) }
-        try await listen(conn.rcvQueues[0])
-        let uri = SMPQueueURI(
-            clientVersions: SMPClientVersion.supported,
-            address: SMPQueueAddress(
-                server: queue.server, senderId: queue.senderId, dhPublicKey: e2eKey.publicKey, queueMode: .contact))
+        let (conn, uri) = try await storeAndListen(new, queue, e2eKey, mode: .contact)
         return (conn.id, ConnectionRequest.contact(ConnectionRequestData(agentVersions: AgentVersion.supported, queue: uri)).text)
     }
 
@@ -377,6 +365,20 @@ public actor Agent {
             recipientAuthKey: StoredEd25519Key(auth), recipientDHKey: StoredX25519Key(dh), serverDHSecret: secret,
             e2eDHKey: StoredX25519Key(e2e))
         return (queue, e2e)
+    }
+
+    /// Stores a connection made on our new queue and listens on it; the queue's address for the link.
+    private func storeAndListen(
+        _ new: NewConnection, _ queue: NewRcvQueue, _ e2eKey: X25519.PrivateKey, mode: QueueMode
+    ) async throws(AgentError) -> (AgentConnection, SMPQueueURI) {
+        let now = Self.now()
+        let conn = try await read { (s) throws(AgentStoreError) in try s.createConnection(new, now: now) }
+        try await listen(conn.rcvQueues[0])
+        let uri = SMPQueueURI(
+            clientVersions: SMPClientVersion.supported,
+            address: SMPQueueAddress(
+                server: queue.server, senderId: queue.senderId, dhPublicKey: e2eKey.publicKey, queueMode: mode))
+        return (conn, uri)
     }
 
     // MARK: Sending
