@@ -3,28 +3,6 @@ public import SimplexEncoding
 // Contacts and their connections (chat-api.md §7.6–7.9, §7.33), in the field order of the official records
 // (Types.hs); optional fields are left out when absent, as `omitNothingFields` leaves them out.
 
-/// The byte strings the official core writes with `strToJSON` (AgentConnId, AgentInvId, XContactId, GroupLinkId):
-/// base64url, padded. The parser also takes them unpadded, as `base64urlP` does.
-public protocol StrEncodedBytes: Hashable, Sendable, JSONWritable {
-    var bytes: [UInt8] { get }
-    init(bytes: [UInt8])
-}
-
-extension StrEncodedBytes {
-    public var jsonText: String { Base64.encode(bytes, alphabet: .url) }
-
-    public func write(to w: inout JSONWriter) { w.string(jsonText) }
-
-    init(_ input: JSONInput) throws(ChatError) {
-        let text = try input.string()
-        let body = text.utf8.prefix { $0 != UInt8(ascii: "=") }
-        guard !body.isEmpty, let bytes = try? Base64.decode(text, alphabet: .url) else {
-            throw input.fail("invalid base64url \"\(text)\"")
-        }
-        self.init(bytes: bytes)
-    }
-}
-
 /// The agent's id of a connection (`Connection.agentConnId`, `pccAgentConnId`).
 public struct AgentConnId: StrEncodedBytes {
     public let bytes: [UInt8]

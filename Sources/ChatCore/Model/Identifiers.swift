@@ -33,10 +33,33 @@ public struct AgentUserId: Hashable, Sendable, JSONWritable {
 /// `MemberId` (Types.hs; `memberId`). The id itself is the standard-alphabet base64 text of 12 random bytes
 /// (16 characters), and that text is what the store keeps and the binary chat message carries; its JSON is the text
 /// base64url-encoded once more, padded (24 characters: `MEI1Q0xyT0lsVTdkSzZpYw==` for `0B5CLrOIlU7dK6ic`).
-public protocol EncodedRandomId: Hashable, Sendable, JSONWritable {
+public protocol EncodedRandomId: StrEncodedBytes {}
+
+/// The byte strings the official core writes with `strToJSON` (AgentConnId, AgentInvId, XContactId, GroupLinkId, and
+/// the random ids): base64url, padded. The parser also takes them unpadded, as `base64urlP` does.
+public protocol StrEncodedBytes: Hashable, Sendable, JSONWritable {
     /// The id as the store and the binary wire have it.
     var bytes: [UInt8] { get }
     init(bytes: [UInt8])
+}
+
+extension StrEncodedBytes {
+    /// The JSON text: base64url of the bytes, padded (`strEncode` of a ByteString).
+    public var jsonText: String { Base64.encode(bytes, alphabet: .url) }
+
+    public func write(to w: inout JSONWriter) { w.string(jsonText) }
+
+    /// Parses the JSON text as the official parser does: base64url (the URL alphabet, then `=` padding), padded or
+    /// not, not empty.
+    public init(jsonText: String) throws(EncodedRandomIdError) {
+        guard let decoded = try? Base64.decode(jsonText, alphabet: .url) else { throw .notBase64URL(jsonText) }
+        self.init(bytes: decoded)
+    }
+
+    init(_ input: JSONInput) throws(ChatError) {
+        let text = try input.string()
+        do { try self.init(jsonText: text) } catch { throw input.fail("invalid base64url \"\(text)\"") }
+    }
 }
 
 /// Why a JSON value is not an encoded random id.
@@ -50,22 +73,6 @@ extension EncodedRandomId {
     /// A new id from 12 random bytes, as `encodedRandomBytes gVar 12` makes it.
     public init(random: [UInt8]) { self.init(bytes: Array(Base64.encode(random, alphabet: .standard).utf8)) }
 
-    /// The JSON text: base64url of the id, padded (`strEncode` of a ByteString).
-    public var jsonText: String { Base64.encode(bytes, alphabet: .url) }
-
-    /// Parses the JSON text as the official parser does: base64url, padded or not.
-    public init(jsonText: String) throws(EncodedRandomIdError) {
-        let body = jsonText.utf8.prefix { $0 != UInt8(ascii: "=") }
-        let isURLCharacter: (UInt8) -> Bool = {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D
-                || $0 == 0x5F
-        }
-        guard !body.isEmpty, body.allSatisfy(isURLCharacter),
-            let decoded = try? Base64.decode(jsonText, alphabet: .url)
-        else { throw .notBase64URL(jsonText) }
-        self.init(bytes: decoded)
-    }
-
     public init(json: CanonicalJSON) throws(EncodedRandomIdError) {
         guard case .string(let text) = json else { throw .notAString }
         try self.init(jsonText: text)
@@ -73,8 +80,6 @@ extension EncodedRandomId {
 
     /// The id as text, for the store's text columns: it is ASCII base64 when the core made it.
     var storeText: String { String(decoding: bytes, as: UTF8.self) }
-
-    public func write(to w: inout JSONWriter) { w.string(jsonText) }
 }
 
 /// SharedMsgId (Protocol.hs): a message's id among the members of its chat. See `EncodedRandomId`.
