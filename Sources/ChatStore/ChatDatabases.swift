@@ -217,7 +217,9 @@ public final class ChatDatabases {
         }
     }
 
-    private static func isInTargetState(_ file: String, _ new: DatabaseKey?) -> Bool {
+    /// Whether `file` is under `new` (plaintext for nil). Only the header is read: opening the file would make a
+    /// staging file's WAL.
+    static func isInTargetState(_ file: String, _ new: DatabaseKey?) -> Bool {
         switch (SQLiteDatabase.storageState(ofFile: file), new) {
         case (.plaintext, nil): return true
         case (.encrypted, let key?): return (try? SealedStorage.pageKey(opening: file, with: key)) != nil

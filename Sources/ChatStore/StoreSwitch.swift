@@ -298,18 +298,9 @@ extension ChatDatabases {
         let files = Self.files(prefix: prefix)
         let staged = [files.chat, files.agent].map { StoreSwitch.stagingPath(of: $0, kind: .rekey) }
         guard !StoreSwitch.exists(StoreSwitch.journalPath(prefix: prefix)),
-            staged.allSatisfy({ opens($0, key) }), !opens(files.chat, key)
+            staged.allSatisfy({ isInTargetState($0, key) }), !isInTargetState(files.chat, key)
         else { return false }
         try commitStagedKeyChange(prefix: prefix)
         return true
-    }
-
-    private static func opens(_ file: String, _ key: DatabaseKey?) -> Bool {
-        switch (SQLiteDatabase.storageState(ofFile: file), key) {
-        // Only the header is read: opening the file would make a staging file's WAL.
-        case (.plaintext, nil): return true
-        case (.encrypted, let key?): return (try? SealedStorage.pageKey(opening: file, with: key)) != nil
-        default: return false
-        }
     }
 }

@@ -58,7 +58,6 @@ public final class TCPConnection: @unchecked Sendable {
         if let timeout, !(try socket.wait(for: Int16(POLLIN), timeoutMilliseconds: Int32(timeout * 1000))) { return [] }
         // Received into uninitialised space and copied out at its length: clearing `max` bytes for every read of a
         // stream of 16 KiB blocks cost more than the copy. No lock: a reader waiting in `recv` holds up no other.
-        var received = 0
         let space = try [UInt8](unsafeUninitializedCapacity: max) { (buffer, count) throws(NetError) in
             count = 0
             while true {
@@ -67,11 +66,10 @@ public final class TCPConnection: @unchecked Sendable {
                 guard n >= 0 else { throw .fromErrno("recv") }
                 guard n > 0 else { throw .closed }
                 count = n
-                received = n
                 return
             }
         }
-        return received == max ? space : Array(space[0..<received])
+        return space.count == max ? space : Array(space)
     }
 
     /// As much of `bytes` as the socket takes now without waiting (0 when its buffer is full).

@@ -66,13 +66,6 @@ class Host(json_host.Host):
             return None
         return self.answer(corr)  # None: ended without answering, a refused start
 
-    def exit_code(self):
-        """The exit code of a host that ends at once (a refused key), or None while it runs and answers."""
-        try:
-            return self.p.wait(timeout=0.01)
-        except subprocess.TimeoutExpired:
-            return None
-
     def kill(self):
         os.kill(self.p.pid, signal.SIGKILL)
         self.p.wait(timeout=10)
