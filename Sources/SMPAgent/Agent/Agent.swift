@@ -826,8 +826,9 @@ public actor Agent {
         let (connId, id) = (conn.id, earlier.internalId)
         switch earlier.ack {
         case .pending:
-            let body = try await read { (s) throws(AgentStoreError) in try s.pendingBody(connId, id) }
-            if earlier.kind == .message, let body, earlier.receiveAttempts <= Self.maxRedeliveries {
+            let again = earlier.kind == .message && earlier.receiveAttempts <= Self.maxRedeliveries
+            let body = again ? try await read { (s) throws(AgentStoreError) in try s.pendingBody(connId, id) } : nil
+            if let body {
                 let meta = MessageMeta(
                     msgId: id, sndMsgId: earlier.externalSndId, integrity: earlier.integrity,
                     serverTimestamp: earlier.serverTimestamp)
@@ -854,17 +855,14 @@ public actor Agent {
         case .rcvd(let receipts):
             var named: [MessageReceipt] = []
             for r in receipts {
-                let status: ReceiptStatus? = try? await read { (s) throws(AgentStoreError) in
+                let receipt: MessageReceipt?? = try? await read { (s) throws(AgentStoreError) in
                     let sent = try s.sentMessage(connId, sndMsgId: UInt64(clamping: r.agentMsgId))
                     guard sent.kind == .message else { return nil }
                     let status: ReceiptStatus = sent.hash.bytes == r.msgHash ? .ok : .badMsgHash
                     try s.setReceipt(connId, sndMsgId: sent.sndMsgId, status)
-                    return status
+                    return MessageReceipt(msgId: sent.internalId, status: status)
                 }
-                let id = try? await read { (s) throws(AgentStoreError) in
-                    try s.sentMessage(connId, sndMsgId: UInt64(clamping: r.agentMsgId)).internalId
-                }
-                if let status, let id { named.append(MessageReceipt(msgId: id, status: status)) }
+                if let receipt = receipt ?? nil { named.append(receipt) }
             }
             if named.isEmpty {
                 _ = try await read { (s) throws(AgentStoreError) in try s.acknowledge(connId, meta.msgId) }
