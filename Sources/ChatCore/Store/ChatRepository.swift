@@ -308,6 +308,6 @@ struct ChatRepository {
 }
 
 extension SQLValue {
-    fileprivate static func bool(_ b: Bool) -> SQLValue { .integer(b ? 1 : 0) }
-    fileprivate static func optional(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+    static func bool(_ b: Bool) -> SQLValue { .integer(b ? 1 : 0) }
+    static func optional(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
 }

@@ -777,8 +777,3 @@ struct ContactRepository {
         }
     }
 }
-
-extension SQLValue {
-    fileprivate static func bool(_ b: Bool) -> SQLValue { .integer(b ? 1 : 0) }
-    fileprivate static func optional(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
-}
